@@ -1,0 +1,7 @@
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+G_END_DECLS

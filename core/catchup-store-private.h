@@ -1,0 +1,62 @@
+#pragma once
+
+#include <sqlite3.h>
+
+#include "catchup-store.h"
+
+G_BEGIN_DECLS
+
+struct _CatchupStore {
+  sqlite3 *db;
+  char *path;
+  guint txn_depth;
+  GHashTable *stmts;   /* SQL text -> prepared sqlite3_stmt*, finalized on close */
+};
+
+/*
+ * Schema, version 1. Migrations live in catchup-store.c, one function per step, tested from an older file.
+ *
+ * chunks: the retrieval index, kept by catchup-index.c. A chunk is a run of turns (message rows, in order,
+ * stored in `rows` as little-endian int64s) of about 128 tokens overlapping its predecessor by about 32.
+ * chunks_fts is contentless: its rows are deleted by regenerating the indexed terms from `rows`.
+ * vec is the default embedder's vector of the chunk (int8, CATCHUP_EMBED_DIM bytes).
+ */
+#define CATCHUP_STORE_SCHEMA_V1 \
+  "CREATE TABLE rooms (" \
+  "  id INTEGER PRIMARY KEY," \
+  "  protocol TEXT NOT NULL, account TEXT NOT NULL, name TEXT NOT NULL," \
+  "  last_present INTEGER NOT NULL DEFAULT 0," \
+  "  UNIQUE (protocol, account, name));" \
+  "CREATE TABLE messages (" \
+  "  row INTEGER PRIMARY KEY," \
+  "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  uid TEXT NOT NULL, ts INTEGER NOT NULL," \
+  "  speaker TEXT NOT NULL, alias TEXT, body TEXT NOT NULL," \
+  "  flags INTEGER NOT NULL DEFAULT 0," \
+  "  UNIQUE (room, uid));" \
+  "CREATE INDEX messages_order ON messages (room, ts, row);" \
+  "CREATE VIRTUAL TABLE messages_fts USING fts5 (body, content='messages', content_rowid='row'," \
+  "  tokenize='unicode61 remove_diacritics 2');" \
+  "CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN" \
+  "  INSERT INTO messages_fts (rowid, body) VALUES (new.row, new.body); END;" \
+  "CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN" \
+  "  INSERT INTO messages_fts (messages_fts, rowid, body) VALUES ('delete', old.row, old.body); END;" \
+  "CREATE TABLE chunks (" \
+  "  id INTEGER PRIMARY KEY," \
+  "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  first_ts INTEGER NOT NULL, first_row INTEGER NOT NULL," \
+  "  last_ts INTEGER NOT NULL, last_row INTEGER NOT NULL," \
+  "  tokens INTEGER NOT NULL, rows BLOB NOT NULL, vec BLOB);" \
+  "CREATE INDEX chunks_order ON chunks (room, last_ts, last_row);" \
+  "CREATE VIRTUAL TABLE chunks_fts USING fts5 (terms, content='', tokenize='unicode61 remove_diacritics 0');"
+
+/* Cached prepared statement (reset, bindings cleared); NULL with error set. */
+sqlite3_stmt *catchup_store_prepare (CatchupStore *store, const char *sql, GError **error);
+/* Maps a SQLite result code + the connection's message into CATCHUP_ERROR (DB, DB_BUSY, DB_FULL, DB_CORRUPT). */
+void catchup_store_set_error (CatchupStore *store, int rc, GError **error, const char *what);
+gboolean catchup_store_exec (CatchupStore *store, const char *sql, GError **error);
+/* Reads a message from a statement whose columns are: row, uid, ts, speaker, alias, body, flags. */
+CatchupMessage *catchup_store_message_from_stmt (sqlite3_stmt *stmt);
+#define CATCHUP_STORE_MESSAGE_COLUMNS "row, uid, ts, speaker, alias, body, flags"
+
+G_END_DECLS

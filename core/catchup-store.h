@@ -1,0 +1,108 @@
+#pragma once
+
+#include <gio/gio.h>
+
+#include "catchup-message.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The history store: one SQLite file (WAL) holding rooms, messages and the retrieval index.
+ *
+ * Threading contract: a CatchupStore is one SQLite connection and belongs to one thread at a time. Open one
+ * store per thread that needs the database (SQLite's WAL lets readers and one writer work side by side); never
+ * share a CatchupStore between threads without handing it over completely.
+ *
+ * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
+ */
+
+#define CATCHUP_STORE_SCHEMA_VERSION 1
+
+typedef struct _CatchupStore CatchupStore;
+
+/* A room's place in the message order. */
+typedef struct {
+  gint64 ts;
+  gint64 row;
+} CatchupPos;
+
+typedef struct {
+  gint64 id;
+  char *protocol;
+  char *account;
+  char *name;
+  gint64 last_present;   /* 0 when unknown */
+  gint64 n_messages;
+  gint64 first_ts, last_ts;
+} CatchupRoomInfo;
+
+void catchup_room_info_free (CatchupRoomInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupRoomInfo, catchup_room_info_free)
+
+/* Opens or creates (with parent folders) the database at path, migrating its schema. ":memory:" works. */
+CatchupStore *catchup_store_open (const char *path, GError **error);
+void catchup_store_close (CatchupStore *store);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupStore, catchup_store_close)
+
+const char *catchup_store_get_path (CatchupStore *store);
+
+/* Transactions nest: only the outermost begin/commit reaches SQLite. */
+gboolean catchup_store_begin (CatchupStore *store, GError **error);
+gboolean catchup_store_commit (CatchupStore *store, GError **error);
+void catchup_store_rollback (CatchupStore *store);
+
+/* Rooms. */
+gint64 catchup_store_ensure_room (CatchupStore *store, const char *protocol, const char *account,
+                                  const char *name, GError **error);
+/* spec is a room name, or "protocol/account/name". 0 with CATCHUP_ERROR_NOT_FOUND or _AMBIGUOUS. */
+gint64 catchup_store_find_room (CatchupStore *store, const char *spec, GError **error);
+CatchupRoomInfo *catchup_store_room_info (CatchupStore *store, gint64 room, GError **error);
+GPtrArray *catchup_store_list_rooms (CatchupStore *store, GError **error); /* of CatchupRoomInfo */
+gboolean catchup_store_set_last_present (CatchupStore *store, gint64 room, gint64 ts, GError **error);
+/* Deletes the room's messages, index rows and the room itself. */
+gboolean catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error);
+
+/*
+ * Messages. Idempotent: a message whose (room, id) is stored already is skipped (*inserted = FALSE).
+ * A message without id gets catchup_message_derive_id(). msg->row and msg->id are filled in.
+ * Adding does not update the retrieval index; catchup_index_update() does (catchup_store_add_batch calls it).
+ */
+gboolean catchup_store_add (CatchupStore *store, gint64 room, CatchupMessage *msg, gboolean *inserted,
+                            GError **error);
+/* One transaction for the whole batch, then the index update. */
+gboolean catchup_store_add_batch (CatchupStore *store, gint64 room, GPtrArray *msgs, guint *n_inserted,
+                                  GError **error);
+
+CatchupMessage *catchup_store_get_message (CatchupStore *store, gint64 room, const char *id, GError **error);
+CatchupMessage *catchup_store_get_message_by_row (CatchupStore *store, gint64 row, GError **error);
+
+/* Messages in order with first <= pos <= last (either may be NULL: open end). limit 0 = all. */
+GPtrArray *catchup_store_range (CatchupStore *store, gint64 room, const CatchupPos *first,
+                                const CatchupPos *last, guint limit, GError **error);
+/* Up to n messages just before pos (exclusive; NULL = the end), returned in chronological order. */
+GPtrArray *catchup_store_before (CatchupStore *store, gint64 room, const CatchupPos *pos, guint n,
+                                 GError **error);
+/* Messages with ts >= since, in order. */
+GPtrArray *catchup_store_since (CatchupStore *store, gint64 room, gint64 since, GError **error);
+
+gint64 catchup_store_count (CatchupStore *store, gint64 room, GError **error);
+/* Full-text search over messages (FTS5); text is any chat text, safely turned into a query. */
+GPtrArray *catchup_store_search (CatchupStore *store, gint64 room, const char *text, guint limit,
+                                 GError **error);
+
+static inline CatchupPos
+catchup_pos_of (const CatchupMessage *msg)
+{
+  CatchupPos p = { msg->ts, msg->row };
+  return p;
+}
+
+static inline int
+catchup_pos_cmp (const CatchupPos *a, const CatchupPos *b)
+{
+  if (a->ts != b->ts)
+    return a->ts < b->ts ? -1 : 1;
+  return a->row < b->row ? -1 : a->row > b->row;
+}
+
+G_END_DECLS
