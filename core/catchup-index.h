@@ -1,7 +1,17 @@
 #pragma once
 
-#include <glib.h>
+#include "catchup-store.h"
 
 G_BEGIN_DECLS
+
+/*
+ * The retrieval index of a room: chunks of ~128 tokens on turn boundaries with ~32 tokens of overlap, their
+ * FTS5 terms and default-embedder vectors. Kept up to date incrementally: appended messages extend the tail;
+ * a message that sorts before already-chunked ones (late history playback) re-chunks from the first chunk
+ * it touches.
+ */
+gboolean catchup_index_update (CatchupStore *store, gint64 room, GError **error);
+/* Drops every index row of the room (before its messages are deleted). */
+gboolean catchup_index_clear (CatchupStore *store, gint64 room, GError **error);
 
 G_END_DECLS
