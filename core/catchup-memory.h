@@ -1,7 +1,55 @@
 #pragma once
 
-#include <glib.h>
+#include "catchup-embed.h"
+#include "catchup-gaps.h"
+#include "catchup-store.h"
 
 G_BEGIN_DECLS
+
+#define CATCHUP_DEFAULT_BUDGET 1024
+
+/* Memory-building methods, side by side for comparison. */
+typedef enum {
+  CATCHUP_METHOD_NONE,
+  CATCHUP_METHOD_RECENT,    /* the turns just before the window */
+  CATCHUP_METHOD_FULL,      /* the whole history, ignoring the budget */
+  CATCHUP_METHOD_SPARSE,    /* BM25 with the window as query */
+  CATCHUP_METHOD_DENSE,     /* default embedder with the window as query */
+  CATCHUP_METHOD_HYBRID,    /* top 4 chunks of each, fused */
+  CATCHUP_METHOD_REMEMBER,  /* gap-conditioned memory (the default) */
+} CatchupMethod;
+
+gboolean catchup_method_from_string (const char *name, CatchupMethod *out);
+const char *catchup_method_to_string (CatchupMethod method);
+const char *const *catchup_method_names (void);
+
+typedef struct {
+  CatchupMethod method;
+  guint budget;                /* tokens of "speaker: text" over all memory turns */
+  guint max_gaps;
+  CatchupEmbedder *embedder;   /* NULL: the default */
+  GPtrArray *gaps;             /* CatchupGap: use these instead of the embedded detector (model path); may be NULL */
+} CatchupMemoryOptions;
+
+void catchup_memory_options_init (CatchupMemoryOptions *opts);
+
+typedef struct {
+  GPtrArray *turns;   /* CatchupMessage, chronological */
+  GPtrArray *gaps;    /* CatchupGap used */
+  guint tokens;
+  GHashTable *gap_of; /* message id -> index of the gap it was kept for (-1: lead-in) as GINT_TO_POINTER(i+1) */
+} CatchupMemory;
+
+void catchup_memory_free (CatchupMemory *mem);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupMemory, catchup_memory_free)
+
+/* Memory for a window (GPtrArray of CatchupMessage, all stored in room) from the history before it. */
+CatchupMemory *catchup_memory_build (CatchupStore *store, gint64 room, GPtrArray *window,
+                                     const CatchupMemoryOptions *opts, GCancellable *cancellable,
+                                     GError **error);
+/* Memory for a free-text question over the whole history. */
+CatchupMemory *catchup_memory_recall (CatchupStore *store, gint64 room, const char *query,
+                                      const CatchupMemoryOptions *opts, GCancellable *cancellable,
+                                      GError **error);
 
 G_END_DECLS
