@@ -1,3 +1,225 @@
 #include "config.h"
 
+#include <string.h>
+
 #include "catchup-text.h"
+
+/* English function words and chat filler: they carry no evidence for retrieval. Sorted for bsearch. */
+static const char *const stop_words[] = {
+  "a", "about", "above", "after", "again", "against", "ah", "all", "also", "am", "an", "and", "any", "are",
+  "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can",
+  "could", "did", "do", "does", "doing", "don", "down", "during", "each", "else", "even", "ever", "few",
+  "for", "from", "further", "get", "got", "had", "has", "have", "having", "he", "her", "here", "hers",
+  "herself", "hey", "hi", "him", "himself", "his", "how", "i", "if", "im", "in", "into", "is", "it", "its",
+  "itself", "ive", "just", "ll", "lol", "me", "more", "most", "much", "my", "myself", "no", "nor", "not",
+  "now", "of", "off", "oh", "ok", "okay", "on", "once", "only", "or", "other", "our", "ours", "ourselves",
+  "out", "over", "own", "re", "really", "s", "same", "she", "should", "so", "some", "such", "t", "than",
+  "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this",
+  "those", "through", "to", "too", "um", "under", "until", "up", "us", "ve", "very", "was", "we", "were",
+  "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yeah", "yes",
+  "you", "your", "yours", "yourself", "yourselves",
+};
+
+static int
+cmp_str (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+gboolean
+catchup_text_is_stop_word (const char *word)
+{
+  return bsearch (&word, stop_words, G_N_ELEMENTS (stop_words), sizeof (char *), cmp_str) != NULL;
+}
+
+static gboolean
+is_vowel (char c)
+{
+  return strchr ("aeiou", c) != NULL;
+}
+
+/* A light English suffix stripper: plurals, -ing, -ed. Conservative on short words, where stripping
+ * merges unrelated words ("bed", "sing"); ASCII words only, other scripts are left as they are. */
+static void
+stem_in_place (GString *w)
+{
+  gsize n = w->len;
+  char *s = w->str;
+
+  for (gsize i = 0; i < n; i++)
+    if ((guchar) s[i] >= 0x80 || g_ascii_isdigit (s[i]))
+      return;
+  if (n > 4 && g_str_has_suffix (s, "ies"))
+    g_string_truncate (g_string_overwrite (w, n - 3, "y"), n - 2);
+  else if (n > 4 && g_str_has_suffix (s, "sses"))
+    g_string_truncate (w, n - 2);
+  else if (n > 3 && s[n - 1] == 's' && !strchr ("sui", s[n - 2]))
+    g_string_truncate (w, n - 1);
+  else if ((n > 5 && g_str_has_suffix (s, "ing")) || (n > 4 && g_str_has_suffix (s, "ed")))
+    {
+      gsize cut = s[n - 1] == 'g' ? 3 : 2;
+      gboolean has_vowel = FALSE;
+
+      for (gsize i = 0; i < n - cut; i++)
+        has_vowel |= is_vowel (s[i]) || s[i] == 'y';
+      if (!has_vowel)
+        return;
+      g_string_truncate (w, n - cut);
+      n = w->len;
+      /* running -> runn -> run; but keep "fall", "pass", "buzz" */
+      if (n > 2 && s[n - 1] == s[n - 2] && !is_vowel (s[n - 1]) && !strchr ("lsz", s[n - 1]))
+        g_string_truncate (w, n - 1);
+    }
+  /* decide/decided/decides all meet at "decid" */
+  if (w->len > 3 && w->str[w->len - 1] == 'e')
+    g_string_truncate (w, w->len - 1);
+}
+
+static gboolean
+is_cjk (gunichar c)
+{
+  GUnicodeScript script = g_unichar_get_script (c);
+
+  return script == G_UNICODE_SCRIPT_HAN || script == G_UNICODE_SCRIPT_HIRAGANA ||
+         script == G_UNICODE_SCRIPT_KATAKANA || script == G_UNICODE_SCRIPT_HANGUL;
+}
+
+static void
+emit (GString *word, gboolean stem, gboolean drop_stop, GPtrArray *out)
+{
+  if (word->len == 0)
+    return;
+  if (!(drop_stop && catchup_text_is_stop_word (word->str)))
+    {
+      if (stem)
+        stem_in_place (word);
+      g_ptr_array_add (out, g_strndup (word->str, word->len));
+    }
+  g_string_truncate (word, 0);
+}
+
+/* Words of text: NFKC + casefold, runs of letters/digits; CJK characters are words of their own (no
+ * segmenter is available, and single ideographs are what FTS5's unicode61 would index too). */
+static GPtrArray *
+text_words (const char *text, gboolean stem, gboolean drop_stop)
+{
+  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+  g_autofree char *norm = g_utf8_normalize (valid, -1, G_NORMALIZE_NFKC);
+  g_autofree char *folded = g_utf8_casefold (norm ? norm : valid, -1);
+  g_autoptr (GString) word = g_string_new (NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+
+  for (const char *p = folded; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (is_cjk (c))
+        {
+          emit (word, stem, drop_stop, out);
+          g_string_append_unichar (word, c);
+          emit (word, FALSE, FALSE, out);
+        }
+      else if (g_unichar_isalnum (c) || g_unichar_ismark (c))
+        g_string_append_unichar (word, c);
+      else
+        emit (word, stem, drop_stop, out);
+    }
+  emit (word, stem, drop_stop, out);
+  return out;
+}
+
+GPtrArray *
+catchup_text_terms (const char *text, gboolean drop_stop)
+{
+  return text_words (text, TRUE, drop_stop);
+}
+
+char *
+catchup_text_terms_joined (const char *text, gboolean drop_stop)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, drop_stop);
+
+  g_ptr_array_add (terms, NULL);
+  return g_strjoinv (" ", (char **) terms->pdata);
+}
+
+/* The reference counter's notion of a word character (Python's \w): letters, numbers, underscore. */
+static gboolean
+is_word_char (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_DECIMAL_NUMBER:
+    case G_UNICODE_LETTER_NUMBER:
+    case G_UNICODE_OTHER_NUMBER:
+      return TRUE;
+    default:
+      return c == '_' || g_unichar_isalpha (c);
+    }
+}
+
+guint
+catchup_text_count_tokens (const char *text)
+{
+  g_autofree char *valid = NULL;
+  guint n = 0;
+  gboolean in_word = FALSE;
+
+  if (text == NULL)
+    return 0;
+  /* an invalid byte becomes U+FFFD, a mark of its own, as the reference counter would see it */
+  if (!g_utf8_validate (text, -1, NULL))
+    text = valid = g_utf8_make_valid (text, -1);
+  for (const char *p = text; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (is_word_char (c))
+        {
+          n += !in_word;
+          in_word = TRUE;
+        }
+      else
+        {
+          in_word = FALSE;
+          n += !g_unichar_isspace (c);
+        }
+    }
+  return n;
+}
+
+guint
+catchup_text_count_turn (const char *speaker, const char *text)
+{
+  /* "speaker: text" = speaker's tokens + the colon + text's tokens */
+  return catchup_text_count_tokens (speaker) + 1 + catchup_text_count_tokens (text);
+}
+
+char *
+catchup_text_fts_query (const char *text, guint max_terms)
+{
+  g_autoptr (GPtrArray) words = text_words (text, FALSE, TRUE);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GString) q = g_string_new (NULL);
+  guint n = 0;
+
+  for (guint i = 0; i < words->len && n < max_terms; i++)
+    {
+      const char *w = words->pdata[i];
+
+      if (!g_hash_table_add (seen, (gpointer) w))
+        continue;
+      if (n++ > 0)
+        g_string_append (q, " OR ");
+      /* A quoted string is always a phrase to FTS5: operators, '*', '^' lose their meaning inside it. */
+      g_string_append_c (q, '"');
+      for (const char *p = w; *p; p++)
+        {
+          if (*p == '"')
+            g_string_append_c (q, '"');
+          g_string_append_c (q, *p);
+        }
+      g_string_append_c (q, '"');
+    }
+  return n ? g_string_free (g_steal_pointer (&q), FALSE) : NULL;
+}

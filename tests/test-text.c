@@ -2,9 +2,99 @@
 
 #include "catchup.h"
 
+static char *
+joined (const char *text, gboolean drop_stop)
+{
+  return catchup_text_terms_joined (text, drop_stop);
+}
+
+static void
+test_terms_casefold_normalise (void)
+{
+  g_autofree char *a = joined ("Ｆｕｌｌｗｉｄｔｈ TEXT Straße", FALSE);
+  g_autofree char *b = joined ("Café CAFÉ", FALSE);
+
+  /* NFKC folds fullwidth letters; casefolding turns ß into ss */
+  g_assert_cmpstr (a, ==, "fullwidth text strass");
+  g_assert_cmpstr (b, ==, "café café");
+}
+
+static void
+test_terms_stop_and_stem (void)
+{
+  g_autofree char *t = joined ("We decided the fallbacks are running and stopped", TRUE);
+
+  g_assert_cmpstr (t, ==, "decid fallback run stop");
+}
+
+static void
+test_terms_cjk_and_emoji (void)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms ("日本語 test 🎉🎉 ok", TRUE);
+
+  g_assert_cmpuint (terms->len, ==, 4);
+  g_assert_cmpstr (terms->pdata[0], ==, "日");
+  g_assert_cmpstr (terms->pdata[3], ==, "test");
+}
+
+static void
+test_count_tokens (void)
+{
+  /* words and punctuation marks, as "\w+|[^\w\s]" counts them */
+  g_assert_cmpuint (catchup_text_count_tokens ("Hello, world! it's 3.0"), ==, 10);
+  g_assert_cmpuint (catchup_text_count_tokens (""), ==, 0);
+  g_assert_cmpuint (catchup_text_count_tokens ("日本 🎉"), ==, 2);
+  g_assert_cmpuint (catchup_text_count_turn ("mira", "ok then"), ==, 4);
+  g_assert_cmpuint (catchup_text_count_tokens ("bad \xff byte"), ==, 3);
+}
+
+static void
+test_fts_query_hostile (void)
+{
+  static const char *const hostile[] = {
+    "\"unbalanced quote", "a AND b OR NOT c NEAR(d e)", "prefix* ^start (paren", "col:value {x}",
+    "🎉 emoji only 🎉", "中文 测试", "\"\"\"", "-minus +plus", NULL,
+  };
+  g_autofree char *none = catchup_text_fts_query ("the a of ... !!!", 32);
+  g_autofree char *q = catchup_text_fts_query ("AND \"quoted\" NEAR*", 32);
+
+  g_assert_null (none);
+  g_assert_cmpstr (q, ==, "\"quoted\" OR \"near\"");
+  for (guint i = 0; hostile[i]; i++)
+    {
+      g_autofree char *h = catchup_text_fts_query (hostile[i], 32);
+
+      /* every term is a quoted phrase joined by OR: nothing of the input acts as an operator */
+      if (h != NULL)
+        g_assert_true (g_str_has_prefix (h, "\"") && g_str_has_suffix (h, "\""));
+    }
+}
+
+static void
+test_huge_line (void)
+{
+  g_autoptr (GString) big = g_string_new (NULL);
+  g_autofree char *q = NULL;
+  g_autoptr (GPtrArray) terms = NULL;
+
+  while (big->len < 100 * 1024)
+    g_string_append (big, "lorem ipsum \"x\" AND (y) ");
+  terms = catchup_text_terms (big->str, TRUE);
+  q = catchup_text_fts_query (big->str, 16);
+  g_assert_cmpuint (terms->len, >, 10000);
+  g_assert_nonnull (q);
+  g_assert_cmpuint (catchup_text_count_tokens (big->str), >, 30000);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/catchup/text/casefold-normalise", test_terms_casefold_normalise);
+  g_test_add_func ("/catchup/text/stop-and-stem", test_terms_stop_and_stem);
+  g_test_add_func ("/catchup/text/cjk-and-emoji", test_terms_cjk_and_emoji);
+  g_test_add_func ("/catchup/text/count-tokens", test_count_tokens);
+  g_test_add_func ("/catchup/text/fts-query-hostile", test_fts_query_hostile);
+  g_test_add_func ("/catchup/text/huge-line", test_huge_line);
   return g_test_run ();
 }
