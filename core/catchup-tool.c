@@ -1,17 +1,802 @@
+/*
+ * catchup — the command-line face of the core library: import history, build catch-up memory, answer
+ * questions from history and summarise a window, without a chat client. Benchmarks and tests drive the
+ * library through it, so its JSON output is an interface: add members, never rename them.
+ */
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
 #include <locale.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "catchup.h"
+
+/* Exit statuses: scripts tell a mistyped command line from a failed run. */
+enum {
+  TOOL_EXIT_OK = 0,
+  TOOL_EXIT_FAILURE = 1,
+  TOOL_EXIT_USAGE = 2,
+};
+
+#define TOOL_MAX_BUDGET 1000000
+
+/* --- errors and options shared by the subcommands --- */
+
+/* Usage mistakes are reported as G_OPTION_ERROR, everything else is a failure of the run. */
+static int
+tool_fail (GError *error)
+{
+  g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+  if (error->domain == G_OPTION_ERROR)
+    {
+      g_printerr (_("Run “%s --help” for usage.\n"), g_get_prgname ());
+      return TOOL_EXIT_USAGE;
+    }
+  return TOOL_EXIT_FAILURE;
+}
+
+static gboolean
+usage_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+usage_error (GError **error, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, message);
+  return FALSE;
+}
+
+/* Parses one subcommand's options; argv[0] is the subcommand's name. */
+static gboolean
+tool_parse (int *argc, char ***argv, const char *parameters, const char *summary, const char *description,
+            const GOptionEntry *entries, GError **error)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new (parameters);
+
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_summary (context, summary);
+  g_option_context_set_description (context, description);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  return g_option_context_parse (context, argc, argv, error);
+}
+
+/* The plugin's database unless told otherwise, so that the tool sees what Pidgin/Finch recorded. */
+static char *
+tool_db_path (const char *option)
+{
+  const char *env = g_getenv ("CATCHUP_DB");
+
+  if (option != NULL && *option != '\0')
+    return g_strdup (option);
+  if (env != NULL && *env != '\0')
+    return g_strdup (env);
+  return g_build_filename (g_get_home_dir (), ".purple", "catchup", "history.db", NULL);
+}
+
+/* Reading commands must not leave an empty database behind a typo in --db. */
+static CatchupStore *
+tool_open_store (const char *option, gboolean create, GError **error)
+{
+  g_autofree char *path = tool_db_path (option);
+  CatchupStore *store;
+
+  if (!create && !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND,
+                   _("no history database at %s (import history first, or give --db)"), path);
+      return NULL;
+    }
+  store = catchup_store_open (path, error);
+  if (store == NULL)
+    g_prefix_error (error, "%s: ", path);
+  return store;
+}
+
+static gboolean
+tool_require (const char *value, const char *option, GError **error)
+{
+  if (value != NULL && *value != '\0')
+    return TRUE;
+  return usage_error (error, _("%s is required"), option);
+}
+
+static gboolean
+tool_check_budget (int budget, GError **error)
+{
+  if (budget > 0 && budget <= TOOL_MAX_BUDGET)
+    return TRUE;
+  return usage_error (error, _("--budget must be between 1 and %d tokens, not %d"), TOOL_MAX_BUDGET, budget);
+}
+
+static gboolean
+tool_parse_method (const char *name, CatchupMethod *out, GError **error)
+{
+  g_autofree char *known = NULL;
+
+  if (catchup_method_from_string (name, out))
+    return TRUE;
+  known = g_strjoinv (", ", (char **) catchup_method_names ());
+  return usage_error (error, _("unknown method “%s” (known: %s)"), name, known);
+}
+
+static gboolean
+tool_parse_length (const char *name, CatchupLength *out, GError **error)
+{
+  static const char *const names[] = { "short", "normal", "detailed" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_strcmp0 (name, names[i]) == 0)
+      {
+        *out = (CatchupLength) i;
+        return TRUE;
+      }
+  return usage_error (error, _("unknown length “%s” (known: short, normal, detailed)"), name);
+}
+
+/* "FIRST..LAST", message ids as the room knows them (ids may hold ':' or '.', but not "..") */
+static gboolean
+tool_parse_range (const char *text, char **first, char **last, GError **error)
+{
+  const char *dots = text != NULL ? strstr (text, "..") : NULL;
+
+  if (dots == NULL || dots == text || dots[2] == '\0' || strstr (dots + 2, "..") != NULL)
+    return usage_error (error, _("--window wants FIRST..LAST (two message ids), not “%s”"),
+                        text != NULL ? text : "");
+  *first = g_strndup (text, dots - text);
+  *last = g_strdup (dots + 2);
+  return TRUE;
+}
+
+/* TIME for --since: ISO 8601 ("2026-03-02T09:00:00Z", a bare date is midnight UTC) or an age such as 45m,
+ * 2h, 1d, 1w counted back from now. */
+static gboolean
+tool_parse_since (const char *text, gint64 now, gint64 *out, GError **error)
+{
+  static const struct { char unit; gint64 seconds; } units[] = {
+    { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 },
+  };
+  g_autofree char *midnight = NULL;
+  guint64 n;
+  char *end = NULL;
+
+  if (g_ascii_isdigit (text[0]))
+    {
+      n = g_ascii_strtoull (text, &end, 10);
+      for (guint i = 0; end != NULL && end[0] != '\0' && end[1] == '\0' && i < G_N_ELEMENTS (units); i++)
+        if (end[0] == units[i].unit && n <= (guint64) (now / units[i].seconds))
+          {
+            *out = now - (gint64) n * units[i].seconds;
+            return TRUE;
+          }
+    }
+  if (catchup_time_parse_iso (text, out))
+    return TRUE;
+  midnight = g_strconcat (text, "T00:00:00Z", NULL);
+  if (strlen (text) == 10 && catchup_time_parse_iso (midnight, out))
+    return TRUE;
+  return usage_error (error, _("--since wants an ISO 8601 time or an age such as 45m, 2h, 1d, not “%s”"), text);
+}
+
+/* --- output --- */
+
+static void
+json_member_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+json_member_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+json_member_time (JsonBuilder *b, const char *name, gint64 ts)
+{
+  g_autofree char *iso = catchup_time_format_iso (ts);
+
+  json_member_string (b, name, iso);
+}
+
+/* Why a memory turn was kept: its gap's index, -1 for the lead-in before the window, -2 when not recorded. */
+static int
+memory_reason (const CatchupMemory *mem, const char *id)
+{
+  gpointer value;
+
+  if (mem->gap_of == NULL || !g_hash_table_lookup_extended (mem->gap_of, id, NULL, &value))
+    return -2;
+  return GPOINTER_TO_INT (value) - 1;
+}
+
+static void
+json_add_message (JsonBuilder *b, const CatchupMessage *msg)
+{
+  json_member_string (b, "id", msg->id);
+  json_member_string (b, "speaker", msg->speaker);
+  json_member_time (b, "ts", msg->ts);
+  json_member_string (b, "text", msg->text);
+}
+
+/* "memory", "gaps" and "tokens": the members every memory-producing command shares. */
+static void
+json_add_memory (JsonBuilder *b, const CatchupMemory *mem)
+{
+  json_builder_set_member_name (b, "memory");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < mem->turns->len; i++)
+    {
+      const CatchupMessage *msg = g_ptr_array_index (mem->turns, i);
+      int reason = memory_reason (mem, msg->id);
+
+      json_builder_begin_object (b);
+      json_add_message (b, msg);
+      if (reason >= 0)
+        json_member_int (b, "gap", reason);
+      else if (reason == -1)
+        {
+          json_builder_set_member_name (b, "lead_in");
+          json_builder_add_boolean_value (b, TRUE);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "gaps");
+  json_builder_begin_array (b);
+  for (guint i = 0; mem->gaps != NULL && i < mem->gaps->len; i++)
+    {
+      const CatchupGap *gap = g_ptr_array_index (mem->gaps, i);
+
+      json_builder_begin_object (b);
+      json_member_string (b, "utterance", gap->utterance_id);
+      json_member_string (b, "type", catchup_gap_type_to_string (gap->type));
+      json_member_string (b, "worth", catchup_worth_to_string (gap->worth));
+      json_member_string (b, "expression", gap->expression);
+      json_member_string (b, "reason", gap->reason);
+      json_member_string (b, "evidence", gap->evidence);
+      json_member_string (b, "query", gap->query);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_member_int (b, "tokens", mem->tokens);
+}
+
+static guint
+window_tokens (GPtrArray *window)
+{
+  guint tokens = 0;
+
+  for (guint i = 0; i < window->len; i++)
+    {
+      const CatchupMessage *msg = g_ptr_array_index (window, i);
+      tokens += catchup_text_count_turn (msg->speaker, msg->text);
+    }
+  return tokens;
+}
+
+static void
+json_add_window (JsonBuilder *b, GPtrArray *window, guint tokens)
+{
+  const CatchupMessage *first = g_ptr_array_index (window, 0);
+  const CatchupMessage *last = g_ptr_array_index (window, window->len - 1);
+
+  json_builder_set_member_name (b, "window");
+  json_builder_begin_object (b);
+  json_member_string (b, "first", first->id);
+  json_member_string (b, "last", last->id);
+  json_member_time (b, "first_ts", first->ts);
+  json_member_time (b, "last_ts", last->ts);
+  json_member_int (b, "messages", window->len);
+  json_member_int (b, "tokens", tokens);
+  json_builder_end_object (b);
+}
+
+/* Starts the top-level object with what every memory command echoes back about its request. */
+static JsonBuilder *
+json_begin (const char *room, CatchupMethod method, guint budget)
+{
+  JsonBuilder *b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_member_string (b, "room", room);
+  json_member_string (b, "method", catchup_method_to_string (method));
+  json_member_int (b, "budget", budget);
+  return b;
+}
+
+/* Writes the finished document as UTF-8 whatever the locale: it is meant for programs. */
+static int
+json_emit (JsonBuilder *b)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *data = NULL;
+  gsize len;
+
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  data = json_generator_to_data (gen, &len);
+  if (fwrite (data, 1, len, stdout) != len || fputc ('\n', stdout) == EOF || fflush (stdout) != 0)
+    {
+      g_printerr ("%s: %s\n", g_get_prgname (), _("could not write the output"));
+      return TOOL_EXIT_FAILURE;
+    }
+  return TOOL_EXIT_OK;
+}
+
+static void
+print_turn (const CatchupMessage *msg, const char *note)
+{
+  g_autofree char *iso = catchup_time_format_iso (msg->ts);
+
+  g_print ("  [%s] %s <%s> %s%s\n", msg->id, iso, msg->speaker, msg->text, note);
+}
+
+static void
+print_memory (const CatchupMemory *mem)
+{
+  if (mem->gaps != NULL && mem->gaps->len > 0)
+    {
+      g_print (_("Gaps (%u):\n"), mem->gaps->len);
+      for (guint i = 0; i < mem->gaps->len; i++)
+        {
+          const CatchupGap *gap = g_ptr_array_index (mem->gaps, i);
+
+          g_print ("  %u. [%s] %s “%s”: %s\n", i + 1, gap->utterance_id, catchup_gap_type_to_string (gap->type),
+                   gap->expression != NULL ? gap->expression : "", gap->reason != NULL ? gap->reason : "");
+          g_print (_("     query: %s\n"), gap->query != NULL ? gap->query : "");
+        }
+    }
+  g_print (_("Memory (%u turns, %u tokens):\n"), mem->turns->len, mem->tokens);
+  for (guint i = 0; i < mem->turns->len; i++)
+    {
+      const CatchupMessage *msg = g_ptr_array_index (mem->turns, i);
+      int reason = memory_reason (mem, msg->id);
+      g_autofree char *note = reason >= 0 ? g_strdup_printf (_("  (gap %d)"), reason + 1)
+                            : reason == -1 ? g_strdup (_("  (lead-in)"))
+                            : g_strdup ("");
+
+      print_turn (msg, note);
+    }
+}
+
+/* --- subcommands --- */
+
+typedef struct {
+  char *db;
+  char *room;
+  char *method_name;
+  int budget;
+  gboolean json;
+} MemoryArgs;
+
+static void
+memory_args_clear (MemoryArgs *a)
+{
+  g_free (a->db);
+  g_free (a->room);
+  g_free (a->method_name);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (MemoryArgs, memory_args_clear)
+
+#define MEMORY_ARGS_INIT { NULL, NULL, NULL, CATCHUP_DEFAULT_BUDGET, FALSE }
+
+/* Opens the store, finds the room and checks the options common to memory, recall and summarize. */
+static CatchupStore *
+memory_args_open (const MemoryArgs *a, gint64 *room, CatchupMemoryOptions *opts, GError **error)
+{
+  g_autoptr (CatchupStore) store = NULL;
+
+  if (!tool_require (a->room, "--room", error) || !tool_check_budget (a->budget, error))
+    return NULL;
+  catchup_memory_options_init (opts);
+  if (a->method_name != NULL && !tool_parse_method (a->method_name, &opts->method, error))
+    return NULL;
+  opts->budget = (guint) a->budget;
+  store = tool_open_store (a->db, FALSE, error);
+  if (store == NULL)
+    return NULL;
+  *room = catchup_store_find_room (store, a->room, error);
+  if (*room <= 0)
+    return NULL;
+  return g_steal_pointer (&store);
+}
+
+#define ENTRY_DB(a) \
+  { "db", 0, 0, G_OPTION_ARG_FILENAME, &(a).db, \
+    N_("History database (default: $CATCHUP_DB, else ~/.purple/catchup/history.db)"), N_("DB") }
+#define ENTRY_ROOM(a) \
+  { "room", 'r', 0, G_OPTION_ARG_STRING, &(a).room, N_("Room name, or PROTOCOL/ACCOUNT/NAME"), N_("ROOM") }
+#define ENTRY_BUDGET(a) \
+  { "budget", 'b', 0, G_OPTION_ARG_INT, &(a).budget, N_("Memory budget in tokens (default: 1024)"), N_("N") }
+#define ENTRY_METHOD(a) \
+  { "method", 'm', 0, G_OPTION_ARG_STRING, &(a).method_name, \
+    N_("none, recent, full, sparse, dense, hybrid or remember (default: remember)"), N_("METHOD") }
+#define ENTRY_JSON(a) \
+  { "json", 0, 0, G_OPTION_ARG_NONE, &(a).json, N_("Print JSON instead of text"), NULL }
+
+static int
+cmd_memory (int argc, char **argv)
+{
+  g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
+  g_autofree char *range = NULL;
+  const GOptionEntry entries[] = {
+    ENTRY_DB (a), ENTRY_ROOM (a),
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &range, N_("The catch-up window: first and last message id"),
+      N_("FIRST..LAST") },
+    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a),
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (GPtrArray) window = NULL;
+  g_autoptr (CatchupMemory) mem = NULL;
+  CatchupWindow spec = { .kind = CATCHUP_WINDOW_BETWEEN };
+  CatchupMemoryOptions opts;
+  g_autofree char *first = NULL, *last = NULL;
+  gint64 room = 0;
+
+  if (!tool_parse (&argc, &argv, NULL,
+                   _("Build the catch-up memory for a window of a room from the history before it."),
+                   _("The window runs from message id FIRST to LAST, inclusive (ids as imported).\n\n"
+                     "Example:\n  catchup memory --room libfoo-dev --window m0637..m0679 --method remember --json"),
+                   entries, &error)
+      || !tool_require (range, "--window", &error)
+      || !tool_parse_range (range, &first, &last, &error)
+      || (store = memory_args_open (&a, &room, &opts, &error)) == NULL)
+    return tool_fail (error);
+
+  spec.first_id = first;
+  spec.last_id = last;
+  window = catchup_engine_window (store, room, &spec, &error);
+  if (window == NULL)
+    return tool_fail (error);
+  mem = catchup_memory_build (store, room, window, &opts, NULL, &error);
+  if (mem == NULL)
+    return tool_fail (error);
+
+  if (a.json)
+    {
+      g_autoptr (JsonBuilder) b = json_begin (a.room, opts.method, opts.budget);
+
+      json_add_window (b, window, window_tokens (window));
+      json_add_memory (b, mem);
+      return json_emit (b);
+    }
+  g_print (_("Window %s..%s of %s: %u messages, %u tokens; method %s, budget %u\n"), first, last, a.room,
+           window->len, window_tokens (window), catchup_method_to_string (opts.method), opts.budget);
+  print_memory (mem);
+  return TOOL_EXIT_OK;
+}
+
+static int
+cmd_recall (int argc, char **argv)
+{
+  g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
+  g_autofree char *query = NULL;
+  const GOptionEntry entries[] = {
+    ENTRY_DB (a), ENTRY_ROOM (a),
+    { "query", 'q', 0, G_OPTION_ARG_STRING, &query, N_("The question to find evidence for"), N_("TEXT") },
+    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a),
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (CatchupMemory) mem = NULL;
+  CatchupMemoryOptions opts;
+  gint64 room = 0;
+
+  if (!tool_parse (&argc, &argv, NULL,
+                   _("Collect the turns of a room's whole history that answer a question, within a token budget."),
+                   _("Example:\n  catchup recall --room libfoo-dev --query \"when is the 3.0 release?\" --json"),
+                   entries, &error)
+      || !tool_require (query, "--query", &error)
+      || (store = memory_args_open (&a, &room, &opts, &error)) == NULL)
+    return tool_fail (error);
+
+  mem = catchup_memory_recall (store, room, query, &opts, NULL, &error);
+  if (mem == NULL)
+    return tool_fail (error);
+
+  if (a.json)
+    {
+      g_autoptr (JsonBuilder) b = json_begin (a.room, opts.method, opts.budget);
+
+      json_member_string (b, "query", query);
+      json_add_memory (b, mem);
+      return json_emit (b);
+    }
+  g_print (_("Evidence for “%s” in %s; method %s, budget %u\n"), query, a.room,
+           catchup_method_to_string (opts.method), opts.budget);
+  print_memory (mem);
+  return TOOL_EXIT_OK;
+}
+
+/* Exactly one of --last, --since and --window says which part of the room to summarise. */
+static gboolean
+summarize_window (int last_n, const char *since, const char *range, CatchupWindow *spec, GError **error)
+{
+  if ((last_n != 0) + (since != NULL) + (range != NULL) != 1)
+    return usage_error (error, _("give exactly one of --last, --since and --window"));
+  if (range != NULL)
+    {
+      spec->kind = CATCHUP_WINDOW_BETWEEN;
+      return tool_parse_range (range, &spec->first_id, &spec->last_id, error);
+    }
+  if (since != NULL)
+    {
+      spec->kind = CATCHUP_WINDOW_SINCE;
+      return tool_parse_since (since, g_get_real_time () / G_USEC_PER_SEC, &spec->since, error);
+    }
+  if (last_n < 0)
+    return usage_error (error, _("--last wants a positive number of messages, not %d"), last_n);
+  spec->kind = CATCHUP_WINDOW_LAST;
+  spec->last_n = (guint) last_n;
+  return TRUE;
+}
+
+static void
+json_add_summary (JsonBuilder *b, const CatchupSummary *summary)
+{
+  json_builder_set_member_name (b, "summary");
+  json_builder_begin_object (b);
+  json_member_string (b, "headline", summary->headline);
+  if (summary->notice != NULL)
+    json_member_string (b, "notice", summary->notice);
+  json_builder_set_member_name (b, "lines");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < summary->lines->len; i++)
+    {
+      const CatchupSummaryLine *line = g_ptr_array_index (summary->lines, i);
+
+      json_builder_begin_object (b);
+      json_member_string (b, "speaker", line->speaker);
+      json_member_time (b, "ts", line->ts);
+      json_member_string (b, "text", line->text);
+      json_member_string (b, "source", line->source_id);
+      json_builder_set_member_name (b, "context");
+      json_builder_begin_array (b);
+      for (guint k = 0; line->context != NULL && k < line->context->len; k++)
+        json_builder_add_string_value (b, g_ptr_array_index (line->context, k));
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static int
+cmd_summarize (int argc, char **argv)
+{
+  g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
+  g_autofree char *since = NULL, *range = NULL, *length = NULL;
+  int last_n = 0;
+  const GOptionEntry entries[] = {
+    ENTRY_DB (a), ENTRY_ROOM (a),
+    { "last", 'n', 0, G_OPTION_ARG_INT, &last_n, N_("Summarise the last N messages"), N_("N") },
+    { "since", 's', 0, G_OPTION_ARG_STRING, &since,
+      N_("Summarise what was said since TIME (ISO 8601, or an age: 45m, 2h, 1d)"), N_("TIME") },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &range, N_("Summarise from message id FIRST to LAST"),
+      N_("FIRST..LAST") },
+    { "length", 'l', 0, G_OPTION_ARG_STRING, &length, N_("short, normal or detailed (default: normal)"),
+      N_("LENGTH") },
+    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a),
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (CatchupResult) result = NULL;
+  g_autofree char *text = NULL;
+  CatchupWindow spec = { 0 };
+  CatchupOptions opts;
+  gint64 room = 0;
+  gboolean ok;
+
+  catchup_options_init (&opts);
+  ok = tool_parse (&argc, &argv, NULL,
+                   _("Summarise a window of a room, with references to earlier history spelled out."),
+                   _("Give exactly one of --last, --since and --window.\n\n"
+                     "Examples:\n"
+                     "  catchup summarize --room libfoo-dev --last 60\n"
+                     "  catchup summarize --room libfoo-dev --since 2h --length short\n"
+                     "  catchup summarize --room libfoo-dev --since 2026-03-12T09:00:00Z --json"),
+                   entries, &error)
+       && summarize_window (last_n, since, range, &spec, &error)
+       && (length == NULL || tool_parse_length (length, &opts.length, &error))
+       && (store = memory_args_open (&a, &room, &opts.memory, &error)) != NULL;
+  if (ok)
+    result = catchup_engine_run (store, room, &spec, &opts, NULL, &error);
+  g_free (spec.first_id);
+  g_free (spec.last_id);
+  if (result == NULL)
+    return tool_fail (error);
+
+  if (a.json)
+    {
+      g_autoptr (JsonBuilder) b = json_begin (a.room, opts.memory.method, opts.memory.budget);
+
+      json_add_window (b, result->window, result->window_tokens);
+      json_add_summary (b, result->summary);
+      json_add_memory (b, result->memory);
+      return json_emit (b);
+    }
+  text = catchup_summary_to_text (result->summary);
+  g_print ("%s\n", text);
+  return TOOL_EXIT_OK;
+}
+
+static void
+json_add_room (JsonBuilder *b, const CatchupRoomInfo *info)
+{
+  json_builder_begin_object (b);
+  json_member_string (b, "name", info->name);
+  json_member_string (b, "protocol", info->protocol);
+  json_member_string (b, "account", info->account);
+  json_member_int (b, "messages", info->n_messages);
+  if (info->n_messages > 0)
+    {
+      json_member_time (b, "first_ts", info->first_ts);
+      json_member_time (b, "last_ts", info->last_ts);
+    }
+  json_builder_end_object (b);
+}
+
+static void
+print_room (const CatchupRoomInfo *info)
+{
+  g_autofree char *first = info->n_messages > 0 ? catchup_time_format_iso (info->first_ts) : g_strdup ("-");
+  g_autofree char *last = info->n_messages > 0 ? catchup_time_format_iso (info->last_ts) : g_strdup ("-");
+  g_autofree char *where = g_strdup_printf ("%s/%s", info->protocol != NULL ? info->protocol : "",
+                                            info->account != NULL ? info->account : "");
+
+  g_print ("%-24s %8" G_GINT64_FORMAT "  %-20s  %-20s  %s\n", info->name, info->n_messages, first, last, where);
+}
+
+static int
+cmd_rooms (int argc, char **argv)
+{
+  g_autofree char *db = NULL;
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db,
+      N_("History database (default: $CATCHUP_DB, else ~/.purple/catchup/history.db)"), N_("DB") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON instead of text"), NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (GPtrArray) rooms = NULL;
+
+  if (!tool_parse (&argc, &argv, NULL, _("List the rooms of the history database."),
+                   _("Each room with its number of messages and the time of its first and last message."),
+                   entries, &error)
+      || (store = tool_open_store (db, FALSE, &error)) == NULL
+      || (rooms = catchup_store_list_rooms (store, &error)) == NULL)
+    return tool_fail (error);
+
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "rooms");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < rooms->len; i++)
+        json_add_room (b, g_ptr_array_index (rooms, i));
+      json_builder_end_array (b);
+      return json_emit (b);
+    }
+  /* TRANSLATORS: column headings of "catchup rooms"; keep the widths */
+  g_print ("%-24s %8s  %-20s  %-20s  %s\n", _("ROOM"), _("MESSAGES"), _("FIRST"), _("LAST"), _("PROTOCOL/ACCOUNT"));
+  for (guint i = 0; i < rooms->len; i++)
+    print_room (g_ptr_array_index (rooms, i));
+  return TOOL_EXIT_OK;
+}
+
+/* --- dispatch --- */
+
+typedef struct {
+  const char *name;
+  const char *parameters;
+  const char *summary;
+  int (*run) (int argc, char **argv);
+} ToolCommand;
+
+static const ToolCommand commands[] = {
+  { "import", N_("--format jsonl|irc FILE…"), N_("Import chat logs into the history database"), NULL },
+  { "rooms", N_("[--json]"), N_("List rooms with message counts and time spans"), cmd_rooms },
+  { "memory", N_("--room ROOM --window FIRST..LAST"), N_("Build catch-up memory for a window"), cmd_memory },
+  { "recall", N_("--room ROOM --query TEXT"), N_("Find the history that answers a question"), cmd_recall },
+  { "summarize", N_("--room ROOM --last N|--since TIME|--window A..B"), N_("Summarise a window of a room"),
+    cmd_summarize },
+};
+
+static void
+print_tool_help (FILE *out)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  g_string_append_printf (s, _("Usage:\n  %s COMMAND [OPTION…]\n\n"), "catchup");
+  g_string_append (s, _("Catch up on group chats from the history that Pidgin/Finch's Catch-up plugin "
+                        "records, or from imported logs.\n\nCommands:\n"));
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    g_string_append_printf (s, "  %-10s %s\n             catchup %s %s\n", commands[i].name,
+                            _(commands[i].summary), commands[i].name, _(commands[i].parameters));
+  g_string_append (s, _("\nRun “catchup COMMAND --help” for a command's options.\n"
+                        "Without --db the plugin's database is used: $CATCHUP_DB if set, else "
+                        "~/.purple/catchup/history.db.\n"
+                        "Exit status: 0 on success, 1 when the command failed, 2 for a usage error.\n"));
+  fputs (s->str, out);
+}
+
+static const ToolCommand *
+find_command (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_strcmp0 (commands[i].name, name) == 0)
+      return &commands[i];
+  return NULL;
+}
 
 int
 main (int argc, char **argv)
 {
+  const ToolCommand *command;
+  g_autofree char *prgname = NULL;
+
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
-  g_printerr ("%s\n", _("catchup: not implemented yet"));
-  return 1;
+
+  if (argc < 2)
+    {
+      print_tool_help (stderr);
+      return TOOL_EXIT_USAGE;
+    }
+  if (g_strcmp0 (argv[1], "--help") == 0 || g_strcmp0 (argv[1], "-h") == 0 || g_strcmp0 (argv[1], "help") == 0)
+    {
+      if (argc > 2 && g_strcmp0 (argv[1], "help") == 0 && find_command (argv[2]) != NULL)
+        {
+          char *help_argv[] = { argv[2], (char *) "--help", NULL };
+
+          prgname = g_strconcat ("catchup ", argv[2], NULL);
+          g_set_prgname (prgname);
+          return find_command (argv[2])->run (2, help_argv);
+        }
+      print_tool_help (stdout);
+      return TOOL_EXIT_OK;
+    }
+  if (g_strcmp0 (argv[1], "--version") == 0)
+    {
+      g_print ("catchup %s\n", PACKAGE_VERSION);
+      return TOOL_EXIT_OK;
+    }
+  command = find_command (argv[1]);
+  if (command == NULL || command->run == NULL)
+    {
+      g_printerr (_("catchup: unknown command “%s”\n"), argv[1]);
+      g_printerr (_("Run “catchup --help” for the list of commands.\n"));
+      return TOOL_EXIT_USAGE;
+    }
+  /* Help and messages then name the subcommand: "Usage: catchup memory [OPTION…]". */
+  prgname = g_strconcat ("catchup ", command->name, NULL);
+  g_set_prgname (prgname);
+  return command->run (argc - 1, argv + 1);
 }
