@@ -1,3 +1,134 @@
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+
 #include "catchup-embed.h"
+#include "catchup-text.h"
+
+/*
+ * The default embedder: feature hashing. Each term adds its weight to one of CATCHUP_EMBED_DIM dimensions
+ * with a hash-chosen sign, which is a random projection of the sparse bag of features. Besides whole terms
+ * it uses character trigrams of each term (with word boundaries), so that "backport" meets "backports" and
+ * "big-endian" meets "bigendian", which whole-word BM25 misses.
+ */
+
+#define TRIGRAM_WEIGHT 0.35f
+
+static void
+add_feature (float *v, const char *feat, gsize len, float w)
+{
+  guint32 h = 2166136261u; /* FNV-1a */
+
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ (guchar) feat[i]) * 16777619u;
+  v[h % CATCHUP_EMBED_DIM] += (h & 0x80000000u) ? w : -w;
+}
+
+static void
+add_trigrams (float *v, const char *term)
+{
+  g_autofree char *padded = g_strdup_printf ("^%s$", term);
+  glong n = g_utf8_strlen (padded, -1);
+  const char *p = padded;
+
+  for (glong i = 0; i + 3 <= n; i++, p = g_utf8_next_char (p))
+    {
+      const char *e = g_utf8_offset_to_pointer (p, 3);
+      char buf[32];
+      gsize len = MIN ((gsize) (e - p), sizeof buf - 2);
+
+      /* a tag byte keeps trigram "cat" apart from the word "cat" */
+      buf[0] = '\x01';
+      memcpy (buf + 1, p, len);
+      add_feature (v, buf, len + 1, TRIGRAM_WEIGHT);
+    }
+}
+
+void
+catchup_embed_hashed (const char *text, float *out)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  double norm = 0;
+
+  memset (out, 0, sizeof (float) * CATCHUP_EMBED_DIM);
+  for (guint i = 0; i < terms->len; i++)
+    {
+      const char *t = terms->pdata[i];
+
+      /* repeated terms count once: chat repeats words for emphasis, not for meaning */
+      if (!g_hash_table_add (seen, (gpointer) t))
+        continue;
+      add_feature (out, t, strlen (t), 1.0f);
+      if (g_utf8_strlen (t, -1) > 3)
+        add_trigrams (out, t);
+    }
+  for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
+    norm += (double) out[d] * out[d];
+  if (norm > 0)
+    for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
+      out[d] = (float) (out[d] / sqrt (norm));
+}
+
+float
+catchup_vec_dot (const float *a, const float *b, guint dim)
+{
+  float s = 0;
+
+  for (guint d = 0; d < dim; d++)
+    s += a[d] * b[d];
+  return s;
+}
+
+void
+catchup_vec_quantize (const float *v, gint8 *out, guint dim)
+{
+  for (guint d = 0; d < dim; d++)
+    out[d] = (gint8) lrintf (CLAMP (v[d], -1.0f, 1.0f) * 127.0f);
+}
+
+float
+catchup_vec_dot_q (const float *a, const gint8 *q, guint dim)
+{
+  float s = 0;
+
+  for (guint d = 0; d < dim; d++)
+    s += a[d] * q[d];
+  return s / 127.0f;
+}
+
+static gboolean
+default_embed (CatchupEmbedder *self, const char *const *texts, guint n, gboolean is_query, float *out,
+               GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      catchup_embed_hashed (texts[i], out + (gsize) i * CATCHUP_EMBED_DIM);
+    }
+  return TRUE;
+}
+
+CatchupEmbedder *
+catchup_embedder_new_default (void)
+{
+  CatchupEmbedder *e = g_new0 (CatchupEmbedder, 1);
+
+  e->name = "hashed-ngrams-256";
+  e->dim = CATCHUP_EMBED_DIM;
+  e->embed = default_embed;
+  return e;
+}
+
+void
+catchup_embedder_free (CatchupEmbedder *embedder)
+{
+  if (embedder == NULL)
+    return;
+  if (embedder->free)
+    embedder->free (embedder);
+  else
+    g_free (embedder);
+}

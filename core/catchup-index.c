@@ -1,3 +1,327 @@
 #include "config.h"
 
+#include <string.h>
+
+#include "catchup-chunk.h"
+#include "catchup-embed.h"
 #include "catchup-index.h"
+#include "catchup-store-private.h"
+#include "catchup-text.h"
+
+/* The text a chunk is indexed and embedded as: its turns as "speaker: text" lines, so that names are
+ * searchable ("the trick ravi found"). */
+static char *
+chunk_text (GPtrArray *turns)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < turns->len; i++)
+    {
+      CatchupMessage *m = turns->pdata[i];
+
+      g_string_append_printf (s, "%s: %s\n", m->speaker, m->text);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static GPtrArray *
+turns_of_rows (CatchupStore *store, const void *blob, int bytes, GError **error)
+{
+  g_autoptr (GPtrArray) turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  guint n = bytes / sizeof (gint64);
+
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 row;
+      CatchupMessage *m;
+
+      memcpy (&row, (const char *) blob + i * sizeof (gint64), sizeof row);
+      m = catchup_store_get_message_by_row (store, GINT64_FROM_LE (row), error);
+      if (m == NULL)
+        return NULL;
+      g_ptr_array_add (turns, m);
+    }
+  return g_steal_pointer (&turns);
+}
+
+/* Contentless FTS5 rows are deleted by handing back exactly the terms they were indexed with. */
+static gboolean
+delete_chunk (CatchupStore *store, gint64 id, const void *blob, int bytes, GError **error)
+{
+  g_autoptr (GPtrArray) turns = turns_of_rows (store, blob, bytes, error);
+  g_autofree char *text = NULL, *terms = NULL;
+  sqlite3_stmt *st;
+  int rc;
+
+  if (turns == NULL)
+    return FALSE;
+  text = chunk_text (turns);
+  terms = catchup_text_terms_joined (text, TRUE);
+  st = catchup_store_prepare (store, "INSERT INTO chunks_fts (chunks_fts, rowid, terms) VALUES ('delete', ?, ?)",
+                              error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, id);
+  sqlite3_bind_text (st, 2, terms, -1, SQLITE_STATIC);
+  rc = sqlite3_step (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk delete"), FALSE;
+  st = catchup_store_prepare (store, "DELETE FROM chunks WHERE id = ?", error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, id);
+  rc = sqlite3_step (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk delete"), FALSE;
+  return TRUE;
+}
+
+/* Deletes the room's chunks whose first turn sorts at or after `from` (NULL: all of them). */
+static gboolean
+delete_chunks_from (CatchupStore *store, gint64 room, const CatchupPos *from, GError **error)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GPtrArray) blobs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  sqlite3_stmt *st = catchup_store_prepare (store,
+      "SELECT id, rows FROM chunks WHERE room = ?1 AND (first_ts > ?2 OR (first_ts = ?2 AND first_row >= ?3))",
+      error);
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, from ? from->ts : G_MININT64);
+  sqlite3_bind_int64 (st, 3, from ? from->row : G_MININT64);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (st, 0);
+
+      g_array_append_val (ids, id);
+      g_ptr_array_add (blobs, g_bytes_new (sqlite3_column_blob (st, 1), sqlite3_column_bytes (st, 1)));
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk scan"), FALSE;
+  for (guint i = 0; i < ids->len; i++)
+    {
+      gsize bytes;
+      const void *data = g_bytes_get_data (blobs->pdata[i], &bytes);
+
+      if (!delete_chunk (store, g_array_index (ids, gint64, i), data, (int) bytes, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, guint n, guint tokens,
+              GError **error)
+{
+  g_autoptr (GPtrArray) part = g_ptr_array_new ();
+  g_autofree gint64 *rows = g_new (gint64, n);
+  g_autofree char *text = NULL, *terms = NULL;
+  float vec[CATCHUP_EMBED_DIM];
+  gint8 q[CATCHUP_EMBED_DIM];
+  CatchupMessage *head = turns->pdata[first], *tail = turns->pdata[first + n - 1];
+  sqlite3_stmt *st;
+  int rc;
+
+  for (guint i = 0; i < n; i++)
+    {
+      CatchupMessage *m = turns->pdata[first + i];
+
+      g_ptr_array_add (part, m);
+      rows[i] = GINT64_TO_LE (m->row);
+    }
+  text = chunk_text (part);
+  terms = catchup_text_terms_joined (text, TRUE);
+  catchup_embed_hashed (text, vec);
+  catchup_vec_quantize (vec, q, CATCHUP_EMBED_DIM);
+  st = catchup_store_prepare (store,
+      "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows, vec) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, head->ts);
+  sqlite3_bind_int64 (st, 3, head->row);
+  sqlite3_bind_int64 (st, 4, tail->ts);
+  sqlite3_bind_int64 (st, 5, tail->row);
+  sqlite3_bind_int (st, 6, (int) tokens);
+  sqlite3_bind_blob (st, 7, rows, (int) (n * sizeof (gint64)), SQLITE_STATIC);
+  sqlite3_bind_blob (st, 8, q, sizeof q, SQLITE_STATIC);
+  rc = sqlite3_step (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk insert"), FALSE;
+  st = catchup_store_prepare (store, "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, sqlite3_last_insert_rowid (store->db));
+  sqlite3_bind_text (st, 2, terms, -1, SQLITE_STATIC);
+  rc = sqlite3_step (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk index"), FALSE;
+  return TRUE;
+}
+
+/* Chunks every conversational turn from `from` on (NULL: the start of the room). */
+static gboolean
+chunk_from (CatchupStore *store, gint64 room, const CatchupPos *from, GError **error)
+{
+  g_autoptr (GPtrArray) all = catchup_store_range (store, room, from, NULL, 0, error);
+  g_autoptr (GPtrArray) turns = g_ptr_array_new ();
+  g_autofree guint *tokens = NULL;
+  g_autoptr (GArray) spans = NULL;
+
+  if (all == NULL)
+    return FALSE;
+  for (guint i = 0; i < all->len; i++)
+    {
+      CatchupMessage *m = all->pdata[i];
+
+      if (!(m->flags & CATCHUP_MESSAGE_EVENT))
+        g_ptr_array_add (turns, m);
+    }
+  tokens = g_new (guint, turns->len + 1);
+  for (guint i = 0; i < turns->len; i++)
+    {
+      CatchupMessage *m = turns->pdata[i];
+
+      tokens[i] = catchup_text_count_turn (m->speaker, m->text);
+    }
+  spans = catchup_chunk_spans (tokens, turns->len, CATCHUP_CHUNK_TOKENS, CATCHUP_CHUNK_OVERLAP);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      CatchupChunkSpan *s = &g_array_index (spans, CatchupChunkSpan, i);
+
+      if (!insert_chunk (store, room, turns, s->first, s->n, s->tokens, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+query_pos (CatchupStore *store, const char *sql, gint64 room, gint64 arg, CatchupPos *out, gboolean *found,
+           GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, arg);
+  rc = sqlite3_step (st);
+  *found = rc == SQLITE_ROW && sqlite3_column_type (st, 0) != SQLITE_NULL;
+  if (*found)
+    {
+      out->ts = sqlite3_column_int64 (st, 0);
+      out->row = sqlite3_column_int64 (st, 1);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "index state"), FALSE;
+  return TRUE;
+}
+
+/* Where re-chunking must start so that the result equals chunking the whole room afresh: the first chunk
+ * that ends at or after the earliest new message, else the last chunk (it may grow). */
+static gboolean
+restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, CatchupPos *out,
+             gboolean *from_start, GError **error)
+{
+  gboolean found;
+  sqlite3_stmt *st;
+  int rc;
+
+  st = catchup_store_prepare (store,
+      "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
+      "(last_ts > ?2 OR (last_ts = ?2 AND last_row > ?3)) ORDER BY first_ts, first_row LIMIT 1", error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, earliest_new->ts);
+  sqlite3_bind_int64 (st, 3, earliest_new->row);
+  rc = sqlite3_step (st);
+  found = rc == SQLITE_ROW;
+  if (found)
+    {
+      out->ts = sqlite3_column_int64 (st, 0);
+      out->row = sqlite3_column_int64 (st, 1);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "index restart"), FALSE;
+  if (!found && !query_pos (store,
+                            "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND ?2 = ?2 "
+                            "ORDER BY last_ts DESC, last_row DESC LIMIT 1", room, 0, out, &found, error))
+    return FALSE;
+  *from_start = !found;
+  return TRUE;
+}
+
+static gboolean
+index_update_locked (CatchupStore *store, gint64 room, GError **error)
+{
+  CatchupPos earliest = { 0, 0 }, max = { 0, 0 }, start = { 0, 0 };
+  gboolean found, from_start;
+  gint64 seen = 0;
+  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT max_row FROM index_state WHERE room = ?", error);
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  if (sqlite3_step (st) == SQLITE_ROW)
+    seen = sqlite3_column_int64 (st, 0);
+  sqlite3_reset (st);
+  if (!query_pos (store, "SELECT ts, row FROM messages WHERE room = ?1 AND row > ?2 ORDER BY ts, row LIMIT 1",
+                  room, seen, &earliest, &found, error))
+    return FALSE;
+  if (!found)
+    return TRUE;
+  if (!query_pos (store, "SELECT 0, max(row) FROM messages WHERE room = ?1 AND ?2 = ?2", room, 0, &max,
+                  &found, error) ||
+      !restart_pos (store, room, &earliest, &start, &from_start, error) ||
+      !delete_chunks_from (store, room, from_start ? NULL : &start, error) ||
+      !chunk_from (store, room, from_start ? NULL : &start, error))
+    return FALSE;
+  st = catchup_store_prepare (store, "INSERT OR REPLACE INTO index_state (room, max_row) VALUES (?, ?)", error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, max.row);
+  if (sqlite3_step (st) != SQLITE_DONE)
+    return catchup_store_set_error (store, sqlite3_errcode (store->db), error, "index state"), FALSE;
+  return TRUE;
+}
+
+gboolean
+catchup_index_update (CatchupStore *store, gint64 room, GError **error)
+{
+  if (!catchup_store_begin (store, error))
+    return FALSE;
+  if (!index_update_locked (store, room, error))
+    {
+      catchup_store_rollback (store);
+      return FALSE;
+    }
+  return catchup_store_commit (store, error);
+}
+
+gboolean
+catchup_index_clear (CatchupStore *store, gint64 room, GError **error)
+{
+  sqlite3_stmt *st;
+
+  if (!catchup_store_begin (store, error))
+    return FALSE;
+  if (!delete_chunks_from (store, room, NULL, error) ||
+      (st = catchup_store_prepare (store, "DELETE FROM index_state WHERE room = ?", error)) == NULL)
+    {
+      catchup_store_rollback (store);
+      return FALSE;
+    }
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_step (st);
+  return catchup_store_commit (store, error);
+}

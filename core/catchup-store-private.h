@@ -10,6 +10,7 @@ struct _CatchupStore {
   sqlite3 *db;
   char *path;
   guint txn_depth;
+  gboolean txn_failed; /* an inner level rolled back: the outermost commit must roll back too */
   GHashTable *stmts;   /* SQL text -> prepared sqlite3_stmt*, finalized on close */
 };
 
@@ -49,6 +50,27 @@ struct _CatchupStore {
   "  tokens INTEGER NOT NULL, rows BLOB NOT NULL, vec BLOB);" \
   "CREATE INDEX chunks_order ON chunks (room, last_ts, last_row);" \
   "CREATE VIRTUAL TABLE chunks_fts USING fts5 (terms, content='', tokenize='unicode61 remove_diacritics 0');"
+
+/* Version 2: per-room settings, nick changes, presence events, and the highest message row the
+ * retrieval index has seen per room (catchup-index.c). */
+#define CATCHUP_STORE_SCHEMA_V2 \
+  "CREATE TABLE room_settings (" \
+  "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  key TEXT NOT NULL, value TEXT NOT NULL," \
+  "  PRIMARY KEY (room, key));" \
+  "CREATE TABLE nicks (" \
+  "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  ts INTEGER NOT NULL, old_nick TEXT NOT NULL, new_nick TEXT NOT NULL," \
+  "  UNIQUE (room, ts, old_nick, new_nick));" \
+  "CREATE TABLE room_events (" \
+  "  id INTEGER PRIMARY KEY," \
+  "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  ts INTEGER NOT NULL, kind INTEGER NOT NULL, nick TEXT NOT NULL, detail TEXT NOT NULL DEFAULT ''," \
+  "  UNIQUE (room, ts, kind, nick, detail));" \
+  "CREATE INDEX room_events_order ON room_events (room, ts);" \
+  "CREATE TABLE index_state (" \
+  "  room INTEGER PRIMARY KEY REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  max_row INTEGER NOT NULL);"
 
 /* Cached prepared statement (reset, bindings cleared); NULL with error set. */
 sqlite3_stmt *catchup_store_prepare (CatchupStore *store, const char *sql, GError **error);
