@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
  */
 
-#define CATCHUP_STORE_SCHEMA_VERSION 1
+#define CATCHUP_STORE_SCHEMA_VERSION 2
 
 typedef struct _CatchupStore CatchupStore;
 
@@ -89,6 +89,28 @@ gint64 catchup_store_count (CatchupStore *store, gint64 room, GError **error);
 /* Full-text search over messages (FTS5); text is any chat text, safely turned into a query. */
 GPtrArray *catchup_store_search (CatchupStore *store, gint64 room, const char *text, guint limit,
                                  GError **error);
+
+/* Per-room settings (key/value text), removed with the room. get returns NULL without error when unset. */
+char *catchup_store_get_setting (CatchupStore *store, gint64 room, const char *key, GError **error);
+/* value NULL removes the setting. */
+gboolean catchup_store_set_setting (CatchupStore *store, gint64 room, const char *key, const char *value,
+                                    GError **error);
+
+/* Presence events of a room. They are not turns of the conversation and never enter the message order. */
+typedef enum {
+  CATCHUP_ROOM_EVENT_JOIN,
+  CATCHUP_ROOM_EVENT_PART,
+  CATCHUP_ROOM_EVENT_QUIT,
+} CatchupRoomEventKind;
+
+/* Both are idempotent: recording the same event (room, ts, kind/nicks, detail) twice stores it once. */
+gboolean catchup_store_add_event (CatchupStore *store, gint64 room, gint64 ts, CatchupRoomEventKind kind,
+                                  const char *nick, const char *detail, GError **error);
+gboolean catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, const char *old_nick,
+                                        const char *new_nick, GError **error);
+/* The nick a speaker had at ts after following recorded changes from since onwards; a new string. */
+char *catchup_store_current_nick (CatchupStore *store, gint64 room, const char *nick, gint64 since,
+                                  GError **error);
 
 static inline CatchupPos
 catchup_pos_of (const CatchupMessage *msg)
