@@ -1,3 +1,625 @@
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+#include <json-glib/json-glib.h>
+
+#include "catchup-error.h"
 #include "catchup-import.h"
+
+/* ---------- results ---------- */
+
+static void
+problem_free (CatchupImportProblem *problem)
+{
+  g_free (problem->message);
+  g_free (problem);
+}
+
+CatchupImportResult *
+catchup_import_result_new (void)
+{
+  CatchupImportResult *result = g_new0 (CatchupImportResult, 1);
+
+  result->problems = g_ptr_array_new_with_free_func ((GDestroyNotify) problem_free);
+  return result;
+}
+
+void
+catchup_import_result_free (CatchupImportResult *result)
+{
+  if (result == NULL)
+    return;
+  g_ptr_array_unref (result->problems);
+  g_free (result);
+}
+
+static void
+add_problem (CatchupImportResult *result, guint64 line, const char *message)
+{
+  CatchupImportProblem *problem = g_new0 (CatchupImportProblem, 1);
+
+  problem->line = line;
+  problem->message = g_strdup (message);
+  g_ptr_array_add (result->problems, problem);
+  result->malformed++;
+}
+
+/* ---------- batching: pending messages per room, written in one transaction ---------- */
+
+typedef struct {
+  CatchupStore *store;
+  CatchupImportResult *result;
+  GHashTable *batches; /* gint64 room -> GPtrArray of CatchupMessage */
+  guint pending;
+  gboolean in_txn;
+} Importer;
+
+static void
+importer_init (Importer *imp, CatchupStore *store, CatchupImportResult *result)
+{
+  imp->store = store;
+  imp->result = result;
+  imp->batches = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  imp->pending = 0;
+  imp->in_txn = FALSE;
+}
+
+/* Drops whatever the current batch wrote: nothing of it may stay half-written. */
+static void
+importer_clear (Importer *imp)
+{
+  if (imp->in_txn)
+    catchup_store_rollback (imp->store);
+  imp->in_txn = FALSE;
+  g_clear_pointer (&imp->batches, g_hash_table_unref);
+}
+
+static gboolean
+importer_ensure_txn (Importer *imp, GError **error)
+{
+  if (imp->in_txn)
+    return TRUE;
+  imp->in_txn = catchup_store_begin (imp->store, error);
+  return imp->in_txn;
+}
+
+static gboolean
+importer_flush (Importer *imp, GError **error)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (!imp->in_txn)
+    return TRUE;
+  g_hash_table_iter_init (&iter, imp->batches);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GPtrArray *batch = value;
+      guint n_inserted;
+
+      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error))
+        return FALSE;
+      imp->result->inserted += n_inserted;
+      imp->result->duplicates += batch->len - n_inserted;
+    }
+  imp->in_txn = FALSE;
+  if (!catchup_store_commit (imp->store, error))
+    return FALSE;
+  g_hash_table_remove_all (imp->batches);
+  imp->pending = 0;
+  return TRUE;
+}
+
+/* Takes msg. */
+static gboolean
+importer_add (Importer *imp, gint64 room, CatchupMessage *msg, GError **error)
+{
+  GPtrArray *batch;
+
+  if (!importer_ensure_txn (imp, error))
+    {
+      catchup_message_free (msg);
+      return FALSE;
+    }
+  batch = g_hash_table_lookup (imp->batches, &room);
+  if (batch == NULL)
+    {
+      batch = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+      g_hash_table_insert (imp->batches, g_memdup2 (&room, sizeof room), batch);
+    }
+  g_ptr_array_add (batch, msg);
+  return ++imp->pending < CATCHUP_IMPORT_BATCH || importer_flush (imp, error);
+}
+
+/* ---------- reading lines ---------- */
+
+/* Handles one line (valid UTF-8, no line end); FALSE with error only for fatal problems. */
+typedef gboolean (*LineFunc) (const char *line, guint64 number, gpointer data, GError **error);
+
+static gboolean
+is_blank (const char *line)
+{
+  for (; *line; line++)
+    if (!g_ascii_isspace (*line))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+read_lines (GInputStream *input, LineFunc func, gpointer data, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GDataInputStream) lines = g_data_input_stream_new (input);
+  guint64 number = 0;
+
+  g_data_input_stream_set_newline_type (lines, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  for (;;)
+    {
+      g_autoptr (GError) read_error = NULL;
+      gsize len = 0;
+      g_autofree char *raw = g_data_input_stream_read_line (lines, &len, cancellable, &read_error);
+      g_autofree char *line = NULL;
+
+      if (raw == NULL)
+        {
+          if (read_error == NULL)
+            return TRUE;
+          g_set_error (error, CATCHUP_ERROR,
+                       g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? CATCHUP_ERROR_CANCELLED
+                                                                                       : CATCHUP_ERROR_IO,
+                       _("Could not read line %" G_GUINT64_FORMAT ": %s"), number + 1, read_error->message);
+          return FALSE;
+        }
+      number++;
+      if (g_cancellable_is_cancelled (cancellable))
+        {
+          g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED, _("The import was cancelled"));
+          return FALSE;
+        }
+      if (len > 0 && raw[len - 1] == '\r')
+        raw[--len] = '\0';
+      line = g_utf8_make_valid (raw, (gssize) len);
+      if (is_blank (line))
+        continue;
+      if (!func (line, number, data, error))
+        return FALSE;
+    }
+}
+
+typedef gboolean (*StreamImport) (CatchupStore *store, GInputStream *input, gint64 room, const char *date,
+                                  CatchupImportResult *result, GCancellable *cancellable, GError **error);
+
+static gboolean
+import_file (StreamImport import, CatchupStore *store, const char *path, gint64 room, const char *date,
+             CatchupImportResult *result, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) open_error = NULL;
+  g_autoptr (GFileInputStream) input = g_file_read (file, cancellable, &open_error);
+
+  if (input == NULL)
+    {
+      g_set_error (error, CATCHUP_ERROR,
+                   g_error_matches (open_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? CATCHUP_ERROR_NOT_FOUND
+                                                                                  : CATCHUP_ERROR_IO,
+                   _("Could not open %s: %s"), path, open_error->message);
+      return FALSE;
+    }
+  return import (store, G_INPUT_STREAM (input), room, date, result, cancellable, error);
+}
+
+/* ---------- JSON Lines ---------- */
+
+typedef struct {
+  Importer imp;
+  gint64 room;        /* override, or 0 */
+  GHashTable *rooms;  /* room name -> gint64 id */
+} JsonImport;
+
+/* A string member; absent is fine when optional (*out = NULL), a non-string value never is. */
+static gboolean
+member_string (JsonObject *obj, const char *name, gboolean required, const char **out, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+
+  *out = NULL;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!required)
+        return TRUE;
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("the field “%s” is missing"), name);
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("the field “%s” is not a string"), name);
+      return FALSE;
+    }
+  *out = json_node_get_string (node);
+  return TRUE;
+}
+
+/* Sources number their messages as often as they name them. */
+static gboolean
+member_id (JsonObject *obj, char **out, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, "id");
+  const char *text;
+
+  *out = NULL;
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+    {
+      *out = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+      return TRUE;
+    }
+  if (!member_string (obj, "id", FALSE, &text, error))
+    return FALSE;
+  *out = g_strdup (text);
+  return TRUE;
+}
+
+/* The record's message, and its room name when the record must name one. */
+static CatchupMessage *
+parse_record (const char *line, gboolean need_room, char **room_name, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) json_error = NULL;
+  g_autofree char *id = NULL;
+  const char *room = NULL, *ts_text, *speaker, *text, *alias;
+  JsonNode *root;
+  JsonObject *obj;
+  CatchupMessage *msg;
+  gint64 ts;
+
+  if (!json_parser_load_from_data (parser, line, -1, &json_error))
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("not valid JSON: %s"), json_error->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("not a JSON object"));
+      return NULL;
+    }
+  obj = json_node_get_object (root);
+  if (!member_id (obj, &id, error) || !member_string (obj, "room", need_room, &room, error)
+      || !member_string (obj, "ts", TRUE, &ts_text, error) || !member_string (obj, "speaker", TRUE, &speaker, error)
+      || !member_string (obj, "text", TRUE, &text, error) || !member_string (obj, "alias", FALSE, &alias, error))
+    return NULL;
+  if (!catchup_time_parse_iso (ts_text, &ts))
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s” is not an ISO 8601 time"), ts_text);
+      return NULL;
+    }
+  msg = catchup_message_new (id, ts, speaker, text);
+  msg->alias = g_strdup (alias);
+  *room_name = g_strdup (room);
+  return msg;
+}
+
+static gint64
+json_room (JsonImport *job, const char *name, GError **error)
+{
+  gint64 *cached = g_hash_table_lookup (job->rooms, name);
+  gint64 id;
+
+  if (cached != NULL)
+    return *cached;
+  id = catchup_store_ensure_room (job->imp.store, CATCHUP_IMPORT_PROTOCOL, CATCHUP_IMPORT_ACCOUNT, name, error);
+  if (id != 0)
+    g_hash_table_insert (job->rooms, g_strdup (name), g_memdup2 (&id, sizeof id));
+  return id;
+}
+
+static gboolean
+json_line (const char *line, guint64 number, gpointer data, GError **error)
+{
+  JsonImport *job = data;
+  g_autoptr (GError) bad = NULL;
+  g_autofree char *room_name = NULL;
+  CatchupMessage *msg;
+  gint64 room = job->room;
+
+  job->imp.result->read++;
+  msg = parse_record (line, job->room == 0, &room_name, &bad);
+  if (msg == NULL)
+    {
+      add_problem (job->imp.result, number, bad->message);
+      return TRUE;
+    }
+  if (room == 0 && (room = json_room (job, room_name, error)) == 0)
+    {
+      catchup_message_free (msg);
+      return FALSE;
+    }
+  return importer_add (&job->imp, room, msg, error);
+}
+
+static gboolean
+jsonl_stream (CatchupStore *store, GInputStream *input, gint64 room, const char *date G_GNUC_UNUSED,
+              CatchupImportResult *result, GCancellable *cancellable, GError **error)
+{
+  JsonImport job = { .room = room };
+  gboolean ok;
+
+  importer_init (&job.imp, store, result);
+  job.rooms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ok = read_lines (input, json_line, &job, cancellable, error) && importer_flush (&job.imp, error);
+  importer_clear (&job.imp);
+  g_hash_table_unref (job.rooms);
+  return ok;
+}
+
+gboolean
+catchup_import_jsonl_stream (CatchupStore *store, GInputStream *input, gint64 room, CatchupImportResult *result,
+                             GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (store != NULL && G_IS_INPUT_STREAM (input) && result != NULL, FALSE);
+  return jsonl_stream (store, input, room, NULL, result, cancellable, error);
+}
+
+gboolean
+catchup_import_jsonl (CatchupStore *store, const char *path, gint64 room, CatchupImportResult *result,
+                      GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (store != NULL && path != NULL && result != NULL, FALSE);
+  return import_file (jsonl_stream, store, path, room, NULL, result, cancellable, error);
+}
+
+/* ---------- IRC logs ---------- */
+
+#define SECONDS_PER_DAY 86400
+
+typedef struct {
+  Importer imp;
+  gint64 room;
+  GRegex *timed;     /* [channel date] [HH:MM(:SS)] rest */
+  GRegex *say;       /* <nick> text */
+  GRegex *action;    /* * nick text */
+  GRegex *event;     /* === nick rest */
+  GRegex *presence;  /* [user@host] has joined|left|quit ... */
+  GRegex *renamed;   /* is now known as new */
+  gboolean have_day;
+  gint64 day;        /* midnight (UTC) of the current line's day */
+  gint prev_time;    /* seconds into the day of the previous timed line; -1 before the first */
+  gboolean have_ts;
+  gint64 ts;         /* time of the previous line: untimed lines inherit it */
+  GHashTable *ids;   /* derived id -> times used: repeated identical lines stay distinct messages */
+} IrcImport;
+
+static GRegex *
+compile (const char *pattern)
+{
+  g_autoptr (GError) error = NULL;
+  GRegex *regex = g_regex_new (pattern, G_REGEX_OPTIMIZE, 0, &error);
+
+  g_assert_no_error (error); /* the patterns are constants */
+  return regex;
+}
+
+static void
+irc_init (IrcImport *job)
+{
+  job->timed = compile ("^(?:\\S+\\s+(\\d{4}-\\d\\d-\\d\\d)\\s+)?\\[(\\d\\d?):(\\d\\d)(?::(\\d\\d))?\\]\\s*(.*)$");
+  job->say = compile ("^<\\s*[@+%~&]?([^>\\s]+)\\s*>\\s*(.*)$");
+  job->action = compile ("^\\*\\s+(\\S+)\\s*(.*)$");
+  job->event = compile ("^(?:===|\\*\\*\\*|-!-)\\s+(\\S+)\\s+(.*)$");
+  job->presence = compile ("^(?:\\[[^\\]]*\\]|\\([^)]*\\))?\\s*has (joined|left|quit)\\s*(\\S*?)\\s*"
+                           "(?:\\[(.*)\\]|\\((.*)\\))?$");
+  job->renamed = compile ("^is now known as\\s+(\\S+)$");
+  job->prev_time = -1;
+  job->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void
+irc_clear (IrcImport *job)
+{
+  g_regex_unref (job->timed);
+  g_regex_unref (job->say);
+  g_regex_unref (job->action);
+  g_regex_unref (job->event);
+  g_regex_unref (job->presence);
+  g_regex_unref (job->renamed);
+  g_hash_table_unref (job->ids);
+}
+
+static gboolean
+parse_day (const char *text, gint64 *out)
+{
+  g_autofree char *iso = g_strconcat (text, "T00:00:00Z", NULL);
+
+  return strlen (text) == 10 && catchup_time_parse_iso (iso, out);
+}
+
+/* Sets job->ts from the line's time (or keeps the previous one) and returns the rest of the line. */
+static char *
+irc_time (IrcImport *job, const char *line, GError **error)
+{
+  g_autoptr (GMatchInfo) match = NULL;
+  g_autofree char *date = NULL, *hh = NULL, *mm = NULL, *ss = NULL;
+  gint secs;
+
+  if (!g_regex_match (job->timed, line, 0, &match))
+    {
+      if (!job->have_ts && job->have_day)
+        {
+          job->ts = job->day;
+          job->have_ts = TRUE;
+        }
+      if (job->have_ts)
+        return g_strdup (line);
+      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("no date is known for this line"));
+      return NULL;
+    }
+  date = g_match_info_fetch (match, 1);
+  hh = g_match_info_fetch (match, 2);
+  mm = g_match_info_fetch (match, 3);
+  ss = g_match_info_fetch (match, 4);
+  secs = atoi (hh) * 3600 + atoi (mm) * 60 + (*ss ? atoi (ss) : 0);
+  if (atoi (hh) > 23 || atoi (mm) > 59 || (*ss && atoi (ss) > 60))
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s:%s” is not a time of day"), hh, mm);
+      return NULL;
+    }
+  if (*date)
+    {
+      /* A line that names its day needs no rollover guess. */
+      if (!parse_day (date, &job->day))
+        {
+          g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s” is not a date"), date);
+          return NULL;
+        }
+      job->have_day = TRUE;
+    }
+  else if (!job->have_day)
+    {
+      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("no date is known for this line"));
+      return NULL;
+    }
+  else if (secs < job->prev_time)
+    job->day += SECONDS_PER_DAY; /* logs are chronological: an earlier time is past midnight */
+  job->prev_time = secs;
+  job->ts = job->day + secs;
+  job->have_ts = TRUE;
+  return g_match_info_fetch (match, 5);
+}
+
+/* The derived id, made unique within the file for lines repeated in the same second. */
+static char *
+irc_message_id (IrcImport *job, gint64 ts, const char *speaker, const char *text)
+{
+  g_autofree char *id = catchup_message_derive_id (ts, speaker, text);
+  guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (job->ids, id));
+
+  g_hash_table_replace (job->ids, g_strdup (id), GUINT_TO_POINTER (seen + 1));
+  if (seen == 0)
+    return g_steal_pointer (&id);
+  return g_strdup_printf ("%s:%u", id, seen + 1);
+}
+
+static gboolean
+irc_message (IrcImport *job, const char *speaker, const char *text, guint flags, GError **error)
+{
+  g_autofree char *id = irc_message_id (job, job->ts, speaker, text);
+  CatchupMessage *msg = catchup_message_new (id, job->ts, speaker, text);
+
+  msg->flags = flags;
+  return importer_add (&job->imp, job->room, msg, error);
+}
+
+static gboolean
+irc_presence (IrcImport *job, const char *nick, GMatchInfo *match, GError **error)
+{
+  g_autofree char *verb = g_match_info_fetch (match, 1);
+  g_autofree char *reason = g_match_info_fetch (match, 3);
+  g_autofree char *reason2 = g_match_info_fetch (match, 4);
+  CatchupRoomEventKind kind = CATCHUP_ROOM_EVENT_QUIT;
+
+  if (strcmp (verb, "joined") == 0)
+    kind = CATCHUP_ROOM_EVENT_JOIN;
+  else if (strcmp (verb, "left") == 0)
+    kind = CATCHUP_ROOM_EVENT_PART;
+  job->imp.result->events++;
+  return importer_ensure_txn (&job->imp, error)
+         && catchup_store_add_event (job->imp.store, job->room, job->ts, kind, nick,
+                                     reason && *reason ? reason : reason2, error);
+}
+
+/* "=== nick ...": a presence event, a nick change, or (older logs) an action. */
+static gboolean
+irc_event (IrcImport *job, const char *nick, const char *rest, GError **error)
+{
+  g_autoptr (GMatchInfo) match = NULL;
+
+  if (g_regex_match (job->presence, rest, 0, &match))
+    return irc_presence (job, nick, match, error);
+  g_clear_pointer (&match, g_match_info_free);
+  if (g_regex_match (job->renamed, rest, 0, &match))
+    {
+      g_autofree char *new_nick = g_match_info_fetch (match, 1);
+
+      job->imp.result->events++;
+      return importer_ensure_txn (&job->imp, error)
+             && catchup_store_add_nick_change (job->imp.store, job->room, job->ts, nick, new_nick, error);
+    }
+  return irc_message (job, nick, rest, CATCHUP_MESSAGE_ACTION, error);
+}
+
+typedef enum { IRC_SAY, IRC_ACTION, IRC_EVENT } IrcKind;
+
+static gboolean
+irc_line (const char *line, guint64 number, gpointer data, GError **error)
+{
+  IrcImport *job = data;
+  g_autoptr (GError) bad = NULL;
+  g_autofree char *rest = NULL;
+  GRegex *forms[] = { [IRC_SAY] = job->say, [IRC_ACTION] = job->action, [IRC_EVENT] = job->event };
+
+  /* Logger banners ("--- Log opened ...", "--- Day changed ...") carry nothing to store. */
+  if (g_str_has_prefix (line, "--- "))
+    return TRUE;
+  job->imp.result->read++;
+  rest = irc_time (job, line, &bad);
+  if (rest == NULL)
+    {
+      add_problem (job->imp.result, number, bad->message);
+      return TRUE;
+    }
+  g_strchomp (rest);
+  /* Events first: "*** nick has joined" also looks like an action. */
+  for (int kind = IRC_EVENT; kind >= IRC_SAY; kind--)
+    {
+      g_autoptr (GMatchInfo) match = NULL;
+      g_autofree char *nick = NULL, *text = NULL;
+
+      if (!g_regex_match (forms[kind], rest, 0, &match))
+        continue;
+      nick = g_match_info_fetch (match, 1);
+      text = g_match_info_fetch (match, 2);
+      if (kind == IRC_EVENT)
+        return irc_event (job, nick, text, error);
+      return irc_message (job, nick, text, kind == IRC_ACTION ? CATCHUP_MESSAGE_ACTION : 0, error);
+    }
+  add_problem (job->imp.result, number, _("not a recognised IRC log line"));
+  return TRUE;
+}
+
+static gboolean
+irc_stream (CatchupStore *store, GInputStream *input, gint64 room, const char *date, CatchupImportResult *result,
+            GCancellable *cancellable, GError **error)
+{
+  IrcImport job = { .room = room };
+  gboolean ok;
+
+  if (date != NULL && !parse_day (date, &job.day))
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s” is not a date (YYYY-MM-DD)"), date);
+      return FALSE;
+    }
+  job.have_day = date != NULL;
+  importer_init (&job.imp, store, result);
+  irc_init (&job);
+  ok = read_lines (input, irc_line, &job, cancellable, error) && importer_flush (&job.imp, error);
+  importer_clear (&job.imp);
+  irc_clear (&job);
+  return ok;
+}
+
+gboolean
+catchup_import_irc_stream (CatchupStore *store, GInputStream *input, gint64 room, const char *date,
+                           CatchupImportResult *result, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (store != NULL && G_IS_INPUT_STREAM (input) && room > 0 && result != NULL, FALSE);
+  return irc_stream (store, input, room, date, result, cancellable, error);
+}
+
+gboolean
+catchup_import_irc (CatchupStore *store, const char *path, gint64 room, const char *date,
+                    CatchupImportResult *result, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (store != NULL && path != NULL && room > 0 && result != NULL, FALSE);
+  return import_file (irc_stream, store, path, room, date, result, cancellable, error);
+}
