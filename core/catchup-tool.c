@@ -709,6 +709,163 @@ cmd_rooms (int argc, char **argv)
   return TOOL_EXIT_OK;
 }
 
+typedef struct {
+  char *db;
+  char *format;
+  char *room;
+  char *date;
+  char **files;
+} ImportArgs;
+
+static void
+import_args_clear (ImportArgs *a)
+{
+  g_free (a->db);
+  g_free (a->format);
+  g_free (a->room);
+  g_free (a->date);
+  g_strfreev (a->files);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ImportArgs, import_args_clear)
+
+static gboolean
+import_check_args (const ImportArgs *a, gboolean *irc, GError **error)
+{
+  int y, m, d;
+  char tail;
+
+  if (!tool_require (a->format, "--format", error))
+    return FALSE;
+  *irc = g_strcmp0 (a->format, "irc") == 0;
+  if (!*irc && g_strcmp0 (a->format, "jsonl") != 0)
+    return usage_error (error, _("unknown format “%s” (known: jsonl, irc)"), a->format);
+  if (a->files == NULL || a->files[0] == NULL)
+    return usage_error (error, _("no FILE to import"));
+  if (!*irc)
+    return a->date == NULL || usage_error (error, _("--date is only for --format irc"));
+  if (!tool_require (a->room, "--room", error) || !tool_require (a->date, "--date", error))
+    return FALSE;
+  if (sscanf (a->date, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || strlen (a->date) != 10
+      || !g_date_valid_dmy ((GDateDay) d, (GDateMonth) m, (GDateYear) y))
+    return usage_error (error, _("--date wants a day as YYYY-MM-DD, not “%s”"), a->date);
+  return TRUE;
+}
+
+/* Every file is checked before the first is imported, so a typo in the last name leaves the database as it
+ * was. */
+static gboolean
+import_check_files (char **files, GError **error)
+{
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      g_autoptr (GFile) file = g_file_new_for_commandline_arg (files[i]);
+      g_autoptr (GFileInputStream) in = g_file_read (file, NULL, error);
+
+      if (in == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+import_add (CatchupImportResult *total, const CatchupImportResult *part)
+{
+  total->read += part->read;
+  total->inserted += part->inserted;
+  total->duplicates += part->duplicates;
+  total->events += part->events;
+  total->malformed += part->malformed;
+}
+
+static void
+import_report_problems (const char *path, const CatchupImportResult *result)
+{
+  for (guint i = 0; result->problems != NULL && i < result->problems->len; i++)
+    {
+      const CatchupImportProblem *p = g_ptr_array_index (result->problems, i);
+
+      g_printerr ("%s:%" G_GUINT64_FORMAT ": %s\n", path, p->line, p->message);
+    }
+}
+
+static gboolean
+import_files (CatchupStore *store, const ImportArgs *a, gboolean irc, CatchupImportResult *total,
+              GError **error)
+{
+  gint64 room = 0;
+
+  if (a->room != NULL)
+    {
+      room = catchup_store_ensure_room (store, CATCHUP_IMPORT_PROTOCOL, CATCHUP_IMPORT_ACCOUNT, a->room, error);
+      if (room <= 0)
+        return FALSE;
+    }
+  for (guint i = 0; a->files[i] != NULL; i++)
+    {
+      g_autoptr (CatchupImportResult) part = catchup_import_result_new ();
+      gboolean ok = irc ? catchup_import_irc (store, a->files[i], room, a->date, part, NULL, error)
+                        : catchup_import_jsonl (store, a->files[i], room, part, NULL, error);
+
+      import_report_problems (a->files[i], part);
+      import_add (total, part);
+      if (!ok)
+        {
+          g_prefix_error (error, "%s: ", a->files[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+import_print_summary (const CatchupImportResult *r)
+{
+  g_printerr (_("%s: %" G_GUINT64_FORMAT " read, %" G_GUINT64_FORMAT " inserted, %" G_GUINT64_FORMAT
+                " duplicates, %" G_GUINT64_FORMAT " malformed, %" G_GUINT64_FORMAT " events\n"),
+              g_get_prgname (), r->read, r->inserted, r->duplicates, r->malformed, r->events);
+}
+
+static int
+cmd_import (int argc, char **argv)
+{
+  g_auto (ImportArgs) a = { 0 };
+  const GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &a.db,
+      N_("History database, created when missing (default: $CATCHUP_DB, else ~/.purple/catchup/history.db)"),
+      N_("DB") },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &a.format, N_("jsonl or irc"), N_("FORMAT") },
+    { "room", 'r', 0, G_OPTION_ARG_STRING, &a.room,
+      N_("Room to import into (required for irc; for jsonl it overrides each line's \"room\")"), N_("NAME") },
+    { "date", 'd', 0, G_OPTION_ARG_STRING, &a.date, N_("Day of the first line of an irc log"),
+      N_("YYYY-MM-DD") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a.files, NULL, N_("FILE…") },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (CatchupImportResult) total = catchup_import_result_new ();
+  gboolean irc = FALSE, ok;
+
+  if (!tool_parse (&argc, &argv, NULL, _("Import chat logs into the history database."),
+                   _("Formats:\n"
+                     "  jsonl  one JSON object a line: {\"id\", \"room\", \"ts\" (ISO 8601), \"speaker\", \"text\"}\n"
+                     "  irc    plain logs, \"[HH:MM] <nick> text\" a line; needs --room and --date\n\n"
+                     "Importing is idempotent: messages already stored are counted as duplicates.\n"
+                     "A malformed line is reported as FILE:LINE and skipped; the rest is imported.\n\n"
+                     "Examples:\n"
+                     "  catchup import --format jsonl room.jsonl\n"
+                     "  catchup import --format irc --room '#ubuntu' --date 2009-02-23 ubuntu.log"),
+                   entries, &error)
+      || !import_check_args (&a, &irc, &error)
+      || !import_check_files (a.files, &error)
+      || (store = tool_open_store (a.db, TRUE, &error)) == NULL)
+    return tool_fail (error);
+
+  ok = import_files (store, &a, irc, total, &error);
+  import_print_summary (total);
+  return ok ? TOOL_EXIT_OK : tool_fail (error);
+}
+
 /* --- dispatch --- */
 
 typedef struct {
@@ -719,7 +876,7 @@ typedef struct {
 } ToolCommand;
 
 static const ToolCommand commands[] = {
-  { "import", N_("--format jsonl|irc FILE…"), N_("Import chat logs into the history database"), NULL },
+  { "import", N_("--format jsonl|irc FILE…"), N_("Import chat logs into the history database"), cmd_import },
   { "rooms", N_("[--json]"), N_("List rooms with message counts and time spans"), cmd_rooms },
   { "memory", N_("--room ROOM --window FIRST..LAST"), N_("Build catch-up memory for a window"), cmd_memory },
   { "recall", N_("--room ROOM --query TEXT"), N_("Find the history that answers a question"), cmd_recall },
