@@ -1,10 +1,632 @@
 #include "config.h"
 
+#include <string.h>
+
+#include <glib/gstdio.h>
+
 #include "catchup.h"
+#include "catchup-store-private.h"
+
+typedef struct {
+  char *dir;
+  char *path;
+  CatchupStore *store;
+  gint64 room;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+        remove_tree (child);
+      }
+  g_remove (path);
+}
+
+static void
+fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+
+  fx->dir = g_dir_make_tmp ("catchup-store-XXXXXX", &error);
+  g_assert_no_error (error);
+  /* A folder that does not exist yet: open must create it. */
+  fx->path = g_build_filename (fx->dir, "sub", "history.db", NULL);
+  fx->store = catchup_store_open (fx->path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (fx->store);
+  fx->room = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#room", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fx->room, >, 0);
+}
+
+static void
+fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_clear_pointer (&fx->store, catchup_store_close);
+  remove_tree (fx->dir);
+  g_free (fx->path);
+  g_free (fx->dir);
+}
+
+#define TEST(name, func) \
+  g_test_add ("/catchup/store/" name, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+static gboolean
+add (CatchupStore *store, gint64 room, const char *id, gint64 ts, const char *speaker, const char *text,
+     gint64 *row)
+{
+  g_autoptr (CatchupMessage) msg = catchup_message_new (id, ts, speaker, text);
+  g_autoptr (GError) error = NULL;
+  gboolean inserted = FALSE;
+
+  g_assert_true (catchup_store_add (store, room, msg, &inserted, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (msg->row, >, 0);
+  g_assert_nonnull (msg->id);
+  if (row)
+    *row = msg->row;
+  return inserted;
+}
+
+static gint64
+sql_count (CatchupStore *store, const char *sql, gint64 room)
+{
+  sqlite3_stmt *stmt = NULL;
+  gint64 n;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  if (strstr (sql, "?1"))
+    sqlite3_bind_int64 (stmt, 1, room);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  return n;
+}
+
+static void
+test_open_pragmas (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_assert_cmpstr (catchup_store_get_path (fx->store), ==, fx->path);
+  g_assert_cmpint (sql_count (fx->store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
+  g_assert_cmpint (sql_count (fx->store, "PRAGMA foreign_keys", 0), ==, 1);
+  g_assert_cmpint (sql_count (fx->store, "PRAGMA synchronous", 0), ==, 1); /* NORMAL */
+  g_assert_true (g_file_test (fx->path, G_FILE_TEST_IS_REGULAR));
+}
+
+static void
+test_idempotent (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  gint64 row1, row2;
+
+  /* Same source id: stored once, and the duplicate learns the stored row. */
+  g_assert_true (add (fx->store, fx->room, "m1", 100, "alice", "hello", &row1));
+  g_assert_false (add (fx->store, fx->room, "m1", 100, "alice", "hello again", &row2));
+  g_assert_cmpint (row1, ==, row2);
+
+  /* No id: same ts + speaker + text is the same message. */
+  g_assert_true (add (fx->store, fx->room, NULL, 200, "bob", "ping", &row1));
+  g_assert_false (add (fx->store, fx->room, NULL, 200, "bob", "ping", &row2));
+  g_assert_cmpint (row1, ==, row2);
+  /* ...but different text at the same second is another message. */
+  g_assert_true (add (fx->store, fx->room, NULL, 200, "bob", "pong", NULL));
+  g_assert_true (add (fx->store, fx->room, NULL, 200, "carol", "ping", NULL));
+
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 4);
+}
+
+static void
+test_add_batch (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  g_autoptr (GError) error = NULL;
+  guint n = 0;
+
+  for (int i = 0; i < 50; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("message number %d about the lock", i);
+      g_ptr_array_add (msgs, catchup_message_new (NULL, 1000 + i, i % 2 ? "alice" : "bob", text));
+    }
+  g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 50);
+  g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 50);
+  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+}
+
+static void
+test_get_message (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (CatchupMessage) msg = catchup_message_new ("x1", 42, "alice", "body text");
+  g_autoptr (CatchupMessage) got = NULL;
+  g_autoptr (CatchupMessage) by_row = NULL;
+  g_autoptr (GError) error = NULL;
+
+  msg->alias = g_strdup ("Alice A.");
+  msg->flags = CATCHUP_MESSAGE_ACTION | CATCHUP_MESSAGE_DELAYED;
+  g_assert_true (catchup_store_add (fx->store, fx->room, msg, NULL, &error));
+  g_assert_no_error (error);
+
+  got = catchup_store_get_message (fx->store, fx->room, "x1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (got->id, ==, "x1");
+  g_assert_cmpint (got->ts, ==, 42);
+  g_assert_cmpstr (got->speaker, ==, "alice");
+  g_assert_cmpstr (got->alias, ==, "Alice A.");
+  g_assert_cmpstr (got->text, ==, "body text");
+  g_assert_cmpuint (got->flags, ==, CATCHUP_MESSAGE_ACTION | CATCHUP_MESSAGE_DELAYED);
+
+  by_row = catchup_store_get_message_by_row (fx->store, msg->row, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (by_row->id, ==, "x1");
+
+  g_assert_null (catchup_store_get_message (fx->store, fx->room, "nope", &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+}
+
+static void
+test_room_lookup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 other, xmpp, found;
+
+  g_assert_cmpint (catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#room", &error), ==,
+                   fx->room);
+  other = catchup_store_ensure_room (fx->store, "prpl-irc", "me@other.example", "#room", &error);
+  xmpp = catchup_store_ensure_room (fx->store, "prpl-jabber", "me@x.example/Home", "team@muc.x.example", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (other, !=, fx->room);
+
+  found = catchup_store_find_room (fx->store, "#room", &error);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_AMBIGUOUS);
+  g_assert_cmpint (found, ==, 0);
+  g_clear_error (&error);
+
+  g_assert_cmpint (catchup_store_find_room (fx->store, "prpl-irc/me@other.example/#room", &error), ==, other);
+  g_assert_no_error (error);
+  g_assert_cmpint (catchup_store_find_room (fx->store, "team@muc.x.example", &error), ==, xmpp);
+  g_assert_no_error (error);
+  /* An account with a '/' of its own. */
+  g_assert_cmpint (catchup_store_find_room (fx->store, "prpl-jabber/me@x.example/Home/team@muc.x.example",
+                                            &error),
+                   ==, xmpp);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (catchup_store_find_room (fx->store, "#missing", &error), ==, 0);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+}
+
+static void
+test_room_info (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupRoomInfo) info = NULL;
+  g_autoptr (CatchupRoomInfo) empty_info = NULL;
+  g_autoptr (GPtrArray) rooms = NULL;
+  gint64 empty = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#empty", &error);
+
+  add (fx->store, fx->room, "a", 300, "alice", "later", NULL);
+  add (fx->store, fx->room, "b", 100, "bob", "earlier", NULL);
+  g_assert_true (catchup_store_set_last_present (fx->store, fx->room, 250, &error));
+  g_assert_no_error (error);
+
+  info = catchup_store_room_info (fx->store, fx->room, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (info->protocol, ==, "prpl-irc");
+  g_assert_cmpstr (info->account, ==, "me@irc.example");
+  g_assert_cmpstr (info->name, ==, "#room");
+  g_assert_cmpint (info->n_messages, ==, 2);
+  g_assert_cmpint (info->first_ts, ==, 100);
+  g_assert_cmpint (info->last_ts, ==, 300);
+  g_assert_cmpint (info->last_present, ==, 250);
+
+  empty_info = catchup_store_room_info (fx->store, empty, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (empty_info->n_messages, ==, 0);
+  g_assert_cmpint (empty_info->first_ts, ==, 0);
+
+  rooms = catchup_store_list_rooms (fx->store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rooms->len, ==, 2);
+
+  g_assert_null (catchup_store_room_info (fx->store, 9999, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_false (catchup_store_set_last_present (fx->store, 9999, 1, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+}
+
+static void
+assert_ids (GPtrArray *msgs, const char *expected)
+{
+  g_autoptr (GString) ids = g_string_new (NULL);
+
+  g_assert_nonnull (msgs);
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *msg = g_ptr_array_index (msgs, i);
+      g_string_append_printf (ids, "%s%s", i ? " " : "", msg->id);
+    }
+  g_assert_cmpstr (ids->str, ==, expected);
+}
+
+static void
+test_order (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) all = NULL;
+  g_autoptr (GPtrArray) middle = NULL;
+  g_autoptr (GPtrArray) limited = NULL;
+  g_autoptr (GPtrArray) before_end = NULL;
+  g_autoptr (GPtrArray) before_c = NULL;
+  g_autoptr (GPtrArray) since = NULL;
+  g_autoptr (CatchupMessage) c = NULL;
+  gint64 other = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#other", &error);
+  CatchupPos first, last, pos_c;
+
+  add (fx->store, fx->room, "a", 100, "alice", "one", NULL);
+  add (fx->store, fx->room, "b", 200, "bob", "two", NULL);
+  add (fx->store, fx->room, "c", 200, "carol", "three", NULL); /* same second: insertion order */
+  add (fx->store, fx->room, "d", 300, "dave", "four", NULL);
+  add (fx->store, other, "z", 150, "zed", "elsewhere", NULL);
+  /* Late history playback: an older message stored last still sorts by its time. */
+  add (fx->store, fx->room, "late", 150, "eve", "late arrival", NULL);
+
+  all = catchup_store_range (fx->store, fx->room, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  assert_ids (all, "a late b c d");
+
+  first = catchup_pos_of (g_ptr_array_index (all, 1));
+  last = catchup_pos_of (g_ptr_array_index (all, 3));
+  middle = catchup_store_range (fx->store, fx->room, &first, &last, 0, &error);
+  g_assert_no_error (error);
+  assert_ids (middle, "late b c");
+
+  limited = catchup_store_range (fx->store, fx->room, &first, NULL, 2, &error);
+  g_assert_no_error (error);
+  assert_ids (limited, "late b");
+
+  before_end = catchup_store_before (fx->store, fx->room, NULL, 3, &error);
+  g_assert_no_error (error);
+  assert_ids (before_end, "b c d");
+
+  c = catchup_store_get_message (fx->store, fx->room, "c", &error);
+  g_assert_no_error (error);
+  pos_c = catchup_pos_of (c);
+  before_c = catchup_store_before (fx->store, fx->room, &pos_c, 10, &error);
+  g_assert_no_error (error);
+  assert_ids (before_c, "a late b");
+
+  since = catchup_store_since (fx->store, fx->room, 150, &error);
+  g_assert_no_error (error);
+  assert_ids (since, "late b c d");
+}
+
+static void
+test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  g_autoptr (GError) error = NULL;
+  gint64 keep = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#keep", &error);
+
+  for (int i = 0; i < 200; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("turn %d: we chose the zebrafish lock design for release %d", i, i);
+      g_ptr_array_add (msgs, catchup_message_new (NULL, 1000 + i, "alice", text));
+    }
+  g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, NULL, &error));
+  g_assert_no_error (error);
+  add (fx->store, keep, "k", 5, "bob", "zebrafish elsewhere", NULL);
+  g_assert_true (catchup_index_update (fx->store, keep, &error));
+  g_assert_no_error (error);
+  g_assert_true (catchup_store_set_setting (fx->store, fx->room, "auto", "on", &error));
+  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1000, CATCHUP_ROOM_EVENT_JOIN, "alice", NULL,
+                                          &error));
+  g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1001, "alice", "alice_", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), >, 0);
+
+  g_assert_true (catchup_store_forget_room (fx->store, fx->room, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM rooms WHERE id = ?1", fx->room), ==, 0);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_settings WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 0);
+  /* Full-text rows: only the kept room's message and chunk may still match. */
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebrafish'", 0),
+                   ==, 1);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'design'", 0),
+                   ==, 0);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks_fts", 0), ==,
+                   sql_count (fx->store, "SELECT count(*) FROM chunks", 0));
+  g_assert_cmpint (sql_count (fx->store, "PRAGMA integrity_check = 1", 0), ==, 0); /* "ok" reads as 0 */
+  g_assert_cmpint (catchup_store_count (fx->store, keep, NULL), ==, 1);
+
+  g_assert_cmpint (catchup_store_find_room (fx->store, "#room", &error), ==, 0);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+}
+
+static void
+test_settings (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *unset = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *removed = NULL;
+
+  unset = catchup_store_get_setting (fx->store, fx->room, "window", &error);
+  g_assert_no_error (error);
+  g_assert_null (unset);
+  g_assert_true (catchup_store_set_setting (fx->store, fx->room, "window", "20", &error));
+  first = catchup_store_get_setting (fx->store, fx->room, "window", &error);
+  g_assert_cmpstr (first, ==, "20");
+  g_assert_true (catchup_store_set_setting (fx->store, fx->room, "window", "50", &error));
+  second = catchup_store_get_setting (fx->store, fx->room, "window", &error);
+  g_assert_cmpstr (second, ==, "50");
+  g_assert_true (catchup_store_set_setting (fx->store, fx->room, "window", NULL, &error));
+  removed = catchup_store_get_setting (fx->store, fx->room, "window", &error);
+  g_assert_no_error (error);
+  g_assert_null (removed);
+
+  /* Settings belong to an existing room. */
+  g_assert_false (catchup_store_set_setting (fx->store, 9999, "window", "1", &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
+}
+
+static void
+test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *now = NULL;
+  g_autofree char *before = NULL;
+
+  for (int twice = 0; twice < 2; twice++)
+    {
+      g_assert_true (catchup_store_add_event (fx->store, fx->room, 10, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
+      g_assert_true (catchup_store_add_event (fx->store, fx->room, 20, CATCHUP_ROOM_EVENT_QUIT, "ann", "bye", &error));
+      g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 30, "bob", "bob_away", &error));
+      g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 40, "bob_away", "bob2", &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 2);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 2);
+
+  now = catchup_store_current_nick (fx->store, fx->room, "bob", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (now, ==, "bob2");
+  before = catchup_store_current_nick (fx->store, fx->room, "bob", 35, &error);
+  g_assert_cmpstr (before, ==, "bob");
+}
+
+static void
+test_transactions (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+
+  /* An inner rollback dooms the outer transaction: nothing of it is written. */
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  add (fx->store, fx->room, "t1", 1, "alice", "one", NULL);
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  add (fx->store, fx->room, "t2", 2, "alice", "two", NULL);
+  catchup_store_rollback (fx->store);
+  g_assert_false (catchup_store_commit (fx->store, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
+  g_clear_error (&error);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 0);
+
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  add (fx->store, fx->room, "t3", 3, "alice", "three", NULL);
+  g_assert_true (catchup_store_commit (fx->store, &error));
+  g_assert_true (catchup_store_commit (fx->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 1);
+}
+
+static void
+test_search (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) hits = NULL;
+  g_autofree char *huge = NULL;
+  gint64 other = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#other", &error);
+  const char *hostile[] = {
+    "\"", "\"\"", "'", "it's \"quoted", "AND", "OR", "NOT", "NEAR", "NEAR(a b, 3)", "a AND OR NOT b",
+    "*", "lock*", "^lock", "(", ")", "((lock)", "body:lock", "-lock", "+", "{a b}", ":", "🔒🚀 lock 🙂",
+    "錠の解決策を再利用しよう", "ロック", "", "   ", "\\", "NULL", "%", "_", "\x01\x02",
+  };
+
+  add (fx->store, fx->room, "1", 10, "alice", "let's reuse that lock solution", NULL);
+  add (fx->store, other, "2", 10, "bob", "lock in the other room", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
+    add (fx->store, fx->room, NULL, 20 + i, "mallory", hostile[i], NULL);
+  huge = g_strnfill (100 * 1024, 'x');
+  memcpy (huge + 50000, " lock \"( NEAR ", 14);
+  add (fx->store, fx->room, "huge", 100, "mallory", huge, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
+    {
+      g_autoptr (GPtrArray) res = catchup_store_search (fx->store, fx->room, hostile[i], 10, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (res);
+    }
+  hits = catchup_store_search (fx->store, fx->room, huge, 10, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&hits, g_ptr_array_unref);
+
+  hits = catchup_store_search (fx->store, fx->room, "lock", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (hits->len, >=, 2);
+  for (guint i = 0; i < hits->len; i++)
+    g_assert_cmpstr (((CatchupMessage *) g_ptr_array_index (hits, i))->speaker, !=, "bob");
+}
+
+/* ---------- opening files ---------- */
+
+static char *
+tmp_db (const char *name, char **dir)
+{
+  g_autoptr (GError) error = NULL;
+
+  *dir = g_dir_make_tmp ("catchup-store-XXXXXX", &error);
+  g_assert_no_error (error);
+  return g_build_filename (*dir, name, NULL);
+}
+
+static void
+raw_exec (sqlite3 *db, const char *sql)
+{
+  char *msg = NULL;
+  int rc = sqlite3_exec (db, sql, NULL, NULL, &msg);
+
+  g_assert_cmpstr (msg, ==, NULL);
+  g_assert_cmpint (rc, ==, SQLITE_OK);
+}
+
+static void
+test_migrate_v1 (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = tmp_db ("v1.db", &dir);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (CatchupMessage) msg = NULL;
+  g_autofree char *value = NULL;
+  sqlite3 *db = NULL;
+  gint64 room;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
+  raw_exec (db, "PRAGMA user_version = 1;"
+                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                "INSERT INTO messages (room, uid, ts, speaker, body) VALUES (7, 'u1', 50, 'alice', 'kept text');");
+  sqlite3_close (db);
+
+  store = catchup_store_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
+  room = catchup_store_find_room (store, "#old", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (room, ==, 7);
+  msg = catchup_store_get_message (store, room, "u1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (msg->text, ==, "kept text");
+  g_assert_true (catchup_store_set_setting (store, room, "k", "v", &error));
+  value = catchup_store_get_setting (store, room, "k", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (value, ==, "v");
+  g_clear_pointer (&store, catchup_store_close);
+
+  /* Opening again migrates nothing and keeps everything. */
+  store = catchup_store_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (catchup_store_count (store, room, NULL), ==, 1);
+  g_clear_pointer (&store, catchup_store_close);
+  remove_tree (dir);
+}
+
+static void
+test_future_version (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = tmp_db ("future.db", &dir);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  raw_exec (db, "CREATE TABLE future (x); PRAGMA user_version = 99;");
+  sqlite3_close (db);
+
+  store = catchup_store_open (path, &error);
+  g_assert_null (store);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
+  g_assert_nonnull (strstr (error->message, "99"));
+  remove_tree (dir);
+}
+
+static void
+test_corrupt (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = tmp_db ("garbage.db", &dir);
+  g_autoptr (GString) garbage = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+
+  while (garbage->len < 16384)
+    g_string_append (garbage, "this is certainly not an SQLite database; ");
+  g_assert_true (g_file_set_contents (path, garbage->str, (gssize) garbage->len, &error));
+  store = catchup_store_open (path, &error);
+  g_assert_null (store);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB_CORRUPT);
+  remove_tree (dir);
+}
+
+static void
+test_unwritable (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *blocker = tmp_db ("plain-file", &dir);
+  g_autofree char *path = g_build_filename (blocker, "sub", "history.db", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+
+  /* A file where a folder should be: fails even for root, unlike permission bits. */
+  g_assert_true (g_file_set_contents (blocker, "x", 1, &error));
+  store = catchup_store_open (path, &error);
+  g_assert_null (store);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_IO);
+  remove_tree (dir);
+}
+
+static void
+test_memory (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = catchup_store_open (":memory:", &error);
+  gint64 room;
+
+  g_assert_no_error (error);
+  room = catchup_store_ensure_room (store, "p", "a", "r", &error);
+  g_assert_no_error (error);
+  g_assert_true (add (store, room, NULL, 1, "s", "t", NULL));
+}
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+
+  TEST ("open-pragmas", test_open_pragmas);
+  TEST ("idempotent", test_idempotent);
+  TEST ("add-batch", test_add_batch);
+  TEST ("get-message", test_get_message);
+  TEST ("room-lookup", test_room_lookup);
+  TEST ("room-info", test_room_info);
+  TEST ("order", test_order);
+  TEST ("forget", test_forget);
+  TEST ("settings", test_settings);
+  TEST ("events", test_events);
+  TEST ("transactions", test_transactions);
+  TEST ("search-hostile", test_search);
+  g_test_add_func ("/catchup/store/migrate-v1", test_migrate_v1);
+  g_test_add_func ("/catchup/store/future-version", test_future_version);
+  g_test_add_func ("/catchup/store/corrupt", test_corrupt);
+  g_test_add_func ("/catchup/store/unwritable", test_unwritable);
+  g_test_add_func ("/catchup/store/memory", test_memory);
   return g_test_run ();
 }
