@@ -1,3 +1,296 @@
 #include "config.h"
 
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
 #include "catchup-gaps.h"
+#include "catchup-message.h"
+#include "catchup-text.h"
+
+/*
+ * The embedded gap detector. An utterance is a gap when it is summary-worthy and leans on something the
+ * window does not supply. Cues are English function words, which is where reference lives: pronouns,
+ * demonstratives, definite descriptions whose head the window has not introduced, and markers such as
+ * "again", "as agreed", "the usual". The query it builds names the utterance, the unresolved expression
+ * and anchors from the window; it never guesses the answer.
+ */
+
+typedef struct {
+  const char *cue;
+  CatchupWorth worth;
+} WorthCue;
+
+static const WorthCue worth_cues[] = {
+  { "decided", CATCHUP_WORTH_DECISION }, { "agreed", CATCHUP_WORTH_DECISION },
+  { "we'll go with", CATCHUP_WORTH_DECISION }, { "going with", CATCHUP_WORTH_DECISION },
+  { "went with", CATCHUP_WORTH_DECISION }, { "let's", CATCHUP_WORTH_DECISION }, { "lets ", CATCHUP_WORTH_DECISION },
+  { "approved", CATCHUP_WORTH_DECISION }, { "final", CATCHUP_WORTH_DECISION }, { "instead", CATCHUP_WORTH_DECISION },
+  { "plan", CATCHUP_WORTH_PLAN }, { "will ", CATCHUP_WORTH_PLAN }, { "i'll", CATCHUP_WORTH_PLAN },
+  { "going to", CATCHUP_WORTH_PLAN }, { "gonna", CATCHUP_WORTH_PLAN }, { "tomorrow", CATCHUP_WORTH_PLAN },
+  { "next week", CATCHUP_WORTH_PLAN }, { "schedule", CATCHUP_WORTH_PLAN }, { "deadline", CATCHUP_WORTH_PLAN },
+  { "please", CATCHUP_WORTH_REQUEST }, { "can you", CATCHUP_WORTH_REQUEST }, { "could you", CATCHUP_WORTH_REQUEST },
+  { "can someone", CATCHUP_WORTH_REQUEST }, { "need", CATCHUP_WORTH_REQUEST }, { "review", CATCHUP_WORTH_REQUEST },
+  { "merged", CATCHUP_WORTH_ACTION }, { "pushed", CATCHUP_WORTH_ACTION }, { "fixed", CATCHUP_WORTH_ACTION },
+  { "reverted", CATCHUP_WORTH_ACTION }, { "tagged", CATCHUP_WORTH_ACTION }, { "released", CATCHUP_WORTH_ACTION },
+  { "sent", CATCHUP_WORTH_ACTION }, { "opened", CATCHUP_WORTH_ACTION }, { "filed", CATCHUP_WORTH_ACTION },
+  { "done", CATCHUP_WORTH_STATUS }, { "works", CATCHUP_WORTH_STATUS }, { "broken", CATCHUP_WORTH_STATUS },
+  { "fails", CATCHUP_WORTH_STATUS }, { "failing", CATCHUP_WORTH_STATUS }, { "passing", CATCHUP_WORTH_STATUS },
+  { "green", CATCHUP_WORTH_STATUS }, { "blocked", CATCHUP_WORTH_STATUS }, { "still", CATCHUP_WORTH_STATUS },
+  { "finished", CATCHUP_WORTH_STATUS }, { "ready", CATCHUP_WORTH_STATUS }, { "now", CATCHUP_WORTH_STATUS },
+  { "got ", CATCHUP_WORTH_NEWS }, { "just ", CATCHUP_WORTH_NEWS }, { "news", CATCHUP_WORTH_NEWS },
+  { "guess what", CATCHUP_WORTH_NEWS }, { "finally", CATCHUP_WORTH_NEWS }, { "announce", CATCHUP_WORTH_NEWS },
+  { "?", CATCHUP_WORTH_QUESTION },
+};
+
+/* Expressions whose referent lies outside the utterance. */
+static const struct {
+  const char *cue;
+  CatchupGapType type;
+} gap_cues[] = {
+  { "again", CATCHUP_GAP_RELATIONAL }, { "as agreed", CATCHUP_GAP_RELATIONAL },
+  { "as discussed", CATCHUP_GAP_RELATIONAL }, { "as planned", CATCHUP_GAP_RELATIONAL },
+  { "like last time", CATCHUP_GAP_RELATIONAL }, { "instead", CATCHUP_GAP_RELATIONAL },
+  { "anymore", CATCHUP_GAP_RELATIONAL }, { "back to", CATCHUP_GAP_RELATIONAL },
+  { "because of", CATCHUP_GAP_RELATIONAL }, { "so we", CATCHUP_GAP_RELATIONAL },
+  { "still", CATCHUP_GAP_ATTRIBUTE }, { "the usual", CATCHUP_GAP_ATTRIBUTE }, { "the new", CATCHUP_GAP_ATTRIBUTE },
+  { "the old", CATCHUP_GAP_ATTRIBUTE }, { "the same", CATCHUP_GAP_REFERENTIAL },
+  { "the other", CATCHUP_GAP_REFERENTIAL }, { "that one", CATCHUP_GAP_REFERENTIAL },
+};
+
+static const char *const pronouns[] = {
+  "it", "that", "this", "those", "these", "they", "them", "their", "he", "she", "him", "her", "there", "its",
+};
+
+static const char *const demonstratives[] = { "that", "this", "those", "these", "the", "your", "his", "her", "their", "our" };
+
+CatchupGap *
+catchup_gap_new (void)
+{
+  return g_new0 (CatchupGap, 1);
+}
+
+void
+catchup_gap_free (CatchupGap *gap)
+{
+  if (gap == NULL)
+    return;
+  g_free (gap->utterance_id);
+  g_free (gap->expression);
+  g_free (gap->reason);
+  g_free (gap->evidence);
+  g_free (gap->anchors);
+  g_free (gap->query);
+  g_free (gap);
+}
+
+static const char *const type_names[] = { "referential", "attribute", "relational" };
+
+const char *
+catchup_gap_type_to_string (CatchupGapType type)
+{
+  return type < G_N_ELEMENTS (type_names) ? type_names[type] : "referential";
+}
+
+gboolean
+catchup_gap_type_from_string (const char *s, CatchupGapType *out)
+{
+  for (guint i = 0; s && i < G_N_ELEMENTS (type_names); i++)
+    if (g_ascii_strcasecmp (s, type_names[i]) == 0)
+      {
+        *out = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+catchup_worth_to_string (CatchupWorth worth)
+{
+  static const char *const names[] = { "decision", "plan", "request", "action", "status", "news", "question",
+                                       "other" };
+
+  return worth < G_N_ELEMENTS (names) ? names[worth] : "other";
+}
+
+/* Lower-cased words of text, punctuation dropped, for cue matching (not retrieval). */
+static char **
+plain_words (const char *text)
+{
+  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autoptr (GRegex) re = g_regex_new ("[^\\w']+", G_REGEX_OPTIMIZE, 0, NULL);
+  g_autofree char *spaced = g_regex_replace_literal (re, lower, -1, 0, " ", 0, NULL);
+
+  return g_strsplit (g_strstrip (spaced), " ", -1);
+}
+
+gboolean
+catchup_gaps_is_worthy (const char *text, CatchupWorth *worth)
+{
+  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (worth_cues); i++)
+    if (strstr (lower, worth_cues[i].cue))
+      {
+        if (worth)
+          *worth = worth_cues[i].worth;
+        return terms->len >= 2;
+      }
+  if (worth)
+    *worth = CATCHUP_WORTH_OTHER;
+  /* no cue, but enough content to be news of some kind */
+  return terms->len >= 6;
+}
+
+static gboolean
+in_list (const char *w, const char *const *list, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (strcmp (w, list[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The first unresolved expression of an utterance, given the terms the window has introduced before it. */
+static char *
+find_expression (char **words, GHashTable *introduced, CatchupGapType *type)
+{
+  for (guint i = 0; words[i]; i++)
+    {
+      const char *w = words[i];
+
+      if (in_list (w, demonstratives, G_N_ELEMENTS (demonstratives)) && words[i + 1] &&
+          !catchup_text_is_stop_word (words[i + 1]))
+        {
+          g_autoptr (GPtrArray) head = catchup_text_terms (words[i + 1], TRUE);
+
+          if (head->len && !g_hash_table_contains (introduced, head->pdata[0]))
+            {
+              *type = CATCHUP_GAP_REFERENTIAL;
+              return g_strdup_printf ("%s %s", w, words[i + 1]);
+            }
+        }
+    }
+  for (guint i = 0; words[i]; i++)
+    if (in_list (words[i], pronouns, G_N_ELEMENTS (pronouns)))
+      {
+        *type = CATCHUP_GAP_REFERENTIAL;
+        return g_strdup (words[i]);
+      }
+  return NULL;
+}
+
+static char *
+find_cue (const char *text, CatchupGapType *type)
+{
+  g_autofree char *lower = g_utf8_strdown (text, -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (gap_cues); i++)
+    if (strstr (lower, gap_cues[i].cue))
+      {
+        *type = gap_cues[i].type;
+        return g_strdup (gap_cues[i].cue);
+      }
+  return NULL;
+}
+
+/* Content terms of the turns just before utterance i: the local topic the reference is made in. */
+static char *
+window_anchors (GPtrArray *window, guint i)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint k = i >= 2 ? i - 2 : 0; k < i; k++)
+    {
+      CatchupMessage *m = window->pdata[k];
+      g_autofree char *t = catchup_text_terms_joined (m->text, TRUE);
+
+      g_string_append_printf (s, "%s%s", s->len ? " " : "", t);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static const char *
+evidence_for (CatchupGapType type)
+{
+  switch (type)
+    {
+    case CATCHUP_GAP_ATTRIBUTE:
+      return N_("an earlier statement of the value, state or specification");
+    case CATCHUP_GAP_RELATIONAL:
+      return N_("the earlier discussion or decision this refers back to");
+    default:
+      return N_("the earlier mention that introduces the referent");
+    }
+}
+
+static CatchupGap *
+make_gap (GPtrArray *window, guint i, CatchupGapType type, char *expression, CatchupWorth worth)
+{
+  CatchupMessage *m = window->pdata[i];
+  CatchupGap *gap = catchup_gap_new ();
+
+  gap->utterance_id = g_strdup (m->id);
+  gap->utterance_index = i;
+  gap->type = type;
+  gap->worth = worth;
+  gap->expression = expression;
+  gap->reason = g_strdup_printf (_("\"%s\" is not introduced in the window"), expression);
+  gap->evidence = g_strdup (_(evidence_for (type)));
+  gap->anchors = window_anchors (window, i);
+  /* the utterance itself carries most of the evidence's vocabulary; the expression and the speaker are
+   * repeated to weigh them; the anchors come last */
+  gap->query = g_strdup_printf ("%s %s %s %s", m->speaker, m->text, expression, gap->anchors);
+  gap->weight = 1.0 + (worth != CATCHUP_WORTH_OTHER) + (type == CATCHUP_GAP_REFERENTIAL ? 0.5 : 0);
+  return gap;
+}
+
+static void
+introduce (GHashTable *introduced, const char *text)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+
+  for (guint i = 0; i < terms->len; i++)
+    g_hash_table_add (introduced, g_strdup (terms->pdata[i]));
+}
+
+static gint
+cmp_gap_weight (gconstpointer a, gconstpointer b)
+{
+  const CatchupGap *x = *(CatchupGap *const *) a, *y = *(CatchupGap *const *) b;
+
+  if (x->weight != y->weight)
+    return x->weight < y->weight ? 1 : -1;
+  return (gint) x->utterance_index - (gint) y->utterance_index;
+}
+
+GPtrArray *
+catchup_gaps_detect (GPtrArray *window, guint max_gaps)
+{
+  g_autoptr (GHashTable) introduced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+
+  for (guint i = 0; i < window->len; i++)
+    {
+      CatchupMessage *m = window->pdata[i];
+      g_auto (GStrv) words = plain_words (m->text);
+      CatchupWorth worth;
+      CatchupGapType type = CATCHUP_GAP_REFERENTIAL;
+      char *expr;
+
+      if (!(m->flags & CATCHUP_MESSAGE_EVENT) && catchup_gaps_is_worthy (m->text, &worth))
+        {
+          expr = find_cue (m->text, &type);
+          if (expr == NULL)
+            expr = find_expression (words, introduced, &type);
+          if (expr != NULL)
+            g_ptr_array_add (gaps, make_gap (window, i, type, expr, worth));
+        }
+      introduce (introduced, m->text);
+    }
+  g_ptr_array_sort (gaps, cmp_gap_weight);
+  if (max_gaps && gaps->len > max_gaps)
+    g_ptr_array_set_size (gaps, max_gaps);
+  return gaps;
+}

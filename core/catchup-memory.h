@@ -27,6 +27,8 @@ typedef struct {
   CatchupMethod method;
   guint budget;                /* tokens of "speaker: text" over all memory turns */
   guint max_gaps;
+  guint lead_in;               /* tokens of the turns just before the window kept first (remember) */
+  guint chunks_per_gap;        /* K: chunks kept per gap after fusion (0: budget / chunk size) */
   CatchupEmbedder *embedder;   /* NULL: the default */
   GPtrArray *gaps;             /* CatchupGap: use these instead of the embedded detector (model path); may be NULL */
 } CatchupMemoryOptions;
