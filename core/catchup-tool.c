@@ -169,9 +169,10 @@ tool_parse_since (const char *text, gint64 now, gint64 *out, GError **error)
     {
       n = g_ascii_strtoull (text, &end, 10);
       for (guint i = 0; end != NULL && end[0] != '\0' && end[1] == '\0' && i < G_N_ELEMENTS (units); i++)
-        if (end[0] == units[i].unit && n <= (guint64) (now / units[i].seconds))
+        if (end[0] == units[i].unit)
           {
-            *out = now - (gint64) n * units[i].seconds;
+            /* An age beyond the epoch means everything. */
+            *out = n <= (guint64) (now / units[i].seconds) ? now - (gint64) n * units[i].seconds : 0;
             return TRUE;
           }
     }

@@ -105,7 +105,7 @@ run 0 "--help" --help
 out_has 'import' "--help lists import"
 out_has 'summarize' "--help lists summarize"
 run 0 "help memory" help memory
-out_has 'Usage:.*memory' "help memory shows the memory usage"
+out_has 'catchup memory .OPTION' "help memory shows the memory usage"
 for cmd in import rooms memory recall summarize; do
   run 0 "$cmd --help" "$cmd" --help
   out_has "Usage:" "$cmd --help has a usage line"
@@ -158,7 +158,8 @@ err_has 'cli-malformed\.jsonl:2:' "malformed line 2 is reported with file:line"
 err_has 'cli-malformed\.jsonl:3:' "malformed line 3 is reported with file:line"
 err_has '4 read, 2 inserted, 0 duplicates, 2 malformed' "the good lines around them are imported"
 run 0 "import irc" import --db "$db" --format irc --room '#arm' --date 2026-04-09 "$data/cli-irc.log"
-err_has 'inserted' "irc import prints a summary"
+err_has 'cli-irc\.log:5:' "the irc line without time and nick is reported with file:line"
+err_has '8 read, 7 inserted, 0 duplicates, 1 malformed' "irc import summary"
 CATCHUP_DB=$db run 0 "CATCHUP_DB is the default database" rooms
 out_has '#arm' "rooms through CATCHUP_DB"
 
