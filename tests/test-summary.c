@@ -1,10 +1,424 @@
 #include "config.h"
 
+#include <string.h>
+
 #include "catchup.h"
+
+/* A Tuesday, 09:00 UTC. */
+#define T0 ((gint64) 1772528400)
+#define MIN_ (60)
+#define DAY (86400)
+
+typedef struct {
+  const char *id;
+  gint64 ts;
+  const char *speaker;
+  const char *text;
+} Row;
+
+static GPtrArray *
+messages_from (const Row *rows, guint n)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (out, catchup_message_new (rows[i].id, rows[i].ts, rows[i].speaker, rows[i].text));
+  return out;
+}
+
+/* The memory module owns the real constructor; tests build the struct the summary reads. */
+static CatchupMemory *
+memory_new (const Row *rows, guint n)
+{
+  CatchupMemory *mem = g_new0 (CatchupMemory, 1);
+  mem->turns = messages_from (rows, n);
+  mem->gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return mem;
+}
+
+static void
+memory_add_gap (CatchupMemory *mem, const char *utterance_id, const char *expression, const char *query,
+                const char *const *turn_ids)
+{
+  CatchupGap *gap = catchup_gap_new ();
+  gap->utterance_id = g_strdup (utterance_id);
+  gap->expression = g_strdup (expression);
+  gap->query = g_strdup (query);
+  gap->type = CATCHUP_GAP_REFERENTIAL;
+  g_ptr_array_add (mem->gaps, gap);
+  for (guint i = 0; turn_ids && turn_ids[i]; i++)
+    g_hash_table_insert (mem->gap_of, g_strdup (turn_ids[i]), GINT_TO_POINTER ((gint) mem->gaps->len));
+}
+
+static void
+memory_free (CatchupMemory *mem)
+{
+  g_ptr_array_unref (mem->turns);
+  g_ptr_array_unref (mem->gaps);
+  g_hash_table_unref (mem->gap_of);
+  g_free (mem);
+}
+
+static const CatchupMessage *
+find_message (GPtrArray *msgs, const char *id)
+{
+  for (guint i = 0; i < msgs->len; i++) {
+    const CatchupMessage *m = msgs->pdata[i];
+    if (g_strcmp0 (m->id, id) == 0)
+      return m;
+  }
+  return NULL;
+}
+
+/* Every piece of quoted text between ellipses is the speaker's own words. */
+static void
+assert_quotes (const char *quoted, const char *source)
+{
+  g_auto (GStrv) pieces = g_strsplit (quoted, "…", -1);
+  for (guint i = 0; pieces[i]; i++) {
+    g_autofree char *piece = g_strstrip (g_strdup (pieces[i]));
+    if (*piece)
+      g_assert_nonnull (strstr (source, piece));
+  }
+}
+
+static void
+assert_attributed (const CatchupSummary *s, GPtrArray *window)
+{
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    if (!line->source_id)
+      continue;
+    const CatchupMessage *src = find_message (window, line->source_id);
+    g_assert_nonnull (src);
+    g_assert_cmpstr (line->speaker, ==, src->speaker);
+    g_assert_cmpint (line->ts, ==, src->ts);
+    assert_quotes (line->text, src->text);
+  }
+}
+
+static guint
+rendered_lines (const CatchupSummary *s)
+{
+  g_autofree char *text = catchup_summary_to_text (s);
+  guint n = 0;
+  g_test_message ("%s", text);
+  for (const char *p = text; *p; p++)
+    n += *p == '\n';
+  return n;
+}
+
+static gboolean
+has_context (const CatchupSummary *s, const char *needle)
+{
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    for (guint k = 0; line->context && k < line->context->len; k++)
+      if (strstr (line->context->pdata[k], needle))
+        return TRUE;
+  }
+  return FALSE;
+}
+
+static const CatchupSummaryLine *
+line_for (const CatchupSummary *s, const char *source_id)
+{
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    if (g_strcmp0 (line->source_id, source_id) == 0)
+      return line;
+  }
+  return NULL;
+}
+
+static const Row team[] = {
+  { "w01", T0 + 0 * MIN_, "ines", "morning all" },
+  { "w02", T0 + 1 * MIN_, "bert", "o/" },
+  { "w03", T0 + 2 * MIN_, "ines", "the staging database ran out of disk overnight, the nightly import failed at 03:10" },
+  { "w04", T0 + 3 * MIN_, "carl", "I can resize the volume after lunch, it needs a short downtime" },
+  { "w05", T0 + 4 * MIN_, "ines", "let's go with the resize then, and we'll move the import to 05:00 so it stops colliding with backups" },
+  { "w06", T0 + 5 * MIN_, "bert", "fine by me" },
+  { "w07", T0 + 6 * MIN_, "carl", "ok" },
+  { "w08", T0 + 8 * MIN_, "dana", "could you also rotate the old import logs? they are 40 GB now" },
+  { "w09", T0 + 9 * MIN_, "carl", "sure, I'll do that together with the resize" },
+  { "w10", T0 + 12 * MIN_, "ci-bot", "[ci] importer main 1a2b3c: FAILED on arm64 (test_csv_quotes)" },
+  { "w11", T0 + 13 * MIN_, "ci-bot", "[gh] dana opened #88: csv: handle doubled quotes" },
+  { "w12", T0 + 14 * MIN_, "dana", "opened #88 for the csv quoting bug, it should fix the arm64 failure too. please review when you can" },
+  { "w13", T0 + 20 * MIN_, "bert", "I think we should switch the importer to streaming parsing instead of loading the file at once" },
+  { "w14", T0 + 30 * MIN_, "ines", "lol" },
+  { "w15", T0 + 40 * MIN_, "dana", "does anyone know who owns the backup cron now?" },
+};
+
+static void
+test_attribution (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
+  CatchupMemory *mem = memory_new (NULL, 0);
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+
+  rendered_lines (s);
+  g_assert_nonnull (s->headline);
+  g_assert_nonnull (strstr (s->headline, "15 messages from 5 people"));
+  assert_attributed (s, window);
+  /* Greetings, reactions and bot echoes are not news; a CI failure is. */
+  g_assert_null (line_for (s, "w01"));
+  g_assert_null (line_for (s, "w02"));
+  g_assert_null (line_for (s, "w07"));
+  g_assert_null (line_for (s, "w14"));
+  g_assert_null (line_for (s, "w11"));
+  g_assert_nonnull (line_for (s, "w10"));
+  g_assert_nonnull (line_for (s, "w05"));
+  memory_free (mem);
+}
+
+static void
+test_agreement (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *decided = line_for (s, "w05");
+  const CatchupSummaryLine *proposed = line_for (s, "w13");
+
+  /* ines's decision got others' assent: it is agreed, and still hers. */
+  g_assert_nonnull (decided);
+  g_assert_cmpstr (decided->speaker, ==, "ines");
+  g_assert_cmpuint (decided->context->len, ==, 1);
+  g_assert_nonnull (strstr (decided->context->pdata[0], "bert"));
+  g_assert_nonnull (strstr (decided->context->pdata[0], "carl"));
+  g_assert_null (strstr (decided->context->pdata[0], "ines"));
+  /* bert's opinion nobody answered stays bert's opinion. */
+  g_assert_nonnull (proposed);
+  g_assert_cmpstr (proposed->speaker, ==, "bert");
+  g_assert_cmpuint (proposed->context->len, ==, 0);
+}
+
+/* A long day of a busy room: many worthy messages from several people. */
+static GPtrArray *
+busy_window (guint n)
+{
+  static const char *const who[] = { "ines", "bert", "carl", "dana", "emil" };
+  static const char *const what[][2] = {
+    { "I'll migrate the ", " service to the new cluster tomorrow" },
+    { "the ", " deploy failed again on the canary, rolling back" },
+    { "could you review the ", " config change before noon?" },
+    { "we decided to freeze the ", " schema until the audit is done" },
+    { "status: ", " latency is back under 200 ms after the cache fix" },
+  };
+  static const char *const topics[] = { "billing", "search", "auth", "mailer", "reports", "uploads", "metrics",
+                                        "gateway", "scheduler", "exports", "ledger", "avatars" };
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *id = g_strdup_printf ("b%03u", i);
+    const char *const *w = what[i % G_N_ELEMENTS (what)];
+    g_autofree char *text = g_strconcat (w[0], topics[i % G_N_ELEMENTS (topics)], w[1], NULL);
+    g_ptr_array_add (out, catchup_message_new (id, T0 + i * 7 * MIN_, who[(i * 3) % G_N_ELEMENTS (who)], text));
+  }
+  return out;
+}
+
+static void
+test_length (void)
+{
+  g_autoptr (GPtrArray) window = busy_window (60);
+  const struct {
+    CatchupLength length;
+    guint min, max;
+  } cases[] = {
+    { CATCHUP_LENGTH_SHORT, 3, 5 },
+    { CATCHUP_LENGTH_NORMAL, 5, 12 },
+    { CATCHUP_LENGTH_DETAILED, 13, 20 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, cases[i].length);
+    guint n = rendered_lines (s);
+    g_assert_cmpuint (n, >=, cases[i].min);
+    g_assert_cmpuint (n, <=, cases[i].max);
+    assert_attributed (s, window);
+  }
+}
+
+static const Row history[] = {
+  { "h01", T0 - DAY + 9 * 3600, "carl", "if the primary queue broker dies again we fall back to the HTTP poller, it is slower but it works" },
+  { "h02", T0 - DAY + 9 * 3600 + 60, "dana", "lunch anyone?" },
+  { "h03", T0 - DAY + 10 * 3600, "ines", "the weekly deploy window is Tuesday 18:00" },
+  { "h04", T0 - DAY + 15 * 3600, "bert", "update: the weekly deploy window moved to Thursday 09:00, ops asked for it" },
+};
+
+static const Row incident[] = {
+  { "i01", T0, "emil", "broker is down again" },
+  { "i02", T0 + 2 * MIN_, "ines", "ok, switching to that fallback now, expect slower deliveries" },
+  { "i03", T0 + 4 * MIN_, "dana", "we ship the fix in the usual deploy window then" },
+};
+
+static void
+test_gap_context (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
+  CatchupMemory *mem = memory_new (history, G_N_ELEMENTS (history));
+  static const char *const fallback_turns[] = { "h01", "h02", NULL };
+  memory_add_gap (mem, "i02", "that fallback", "that fallback broker fallback switch", fallback_turns);
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "i02");
+  g_autoptr (GDateTime) when = g_date_time_new_from_unix_utc (history[0].ts);
+  g_autofree char *stamp = g_date_time_format (when, "%a %H:%M");
+
+  g_assert_nonnull (line);
+  g_assert_cmpstr (line->speaker, ==, "ines");
+  g_assert_cmpuint (line->context->len, >=, 1);
+  const char *ctx = line->context->pdata[0];
+  g_assert_nonnull (strstr (ctx, "that fallback"));
+  g_assert_nonnull (strstr (ctx, "HTTP poller"));
+  g_assert_nonnull (strstr (ctx, "carl"));
+  g_assert_nonnull (strstr (ctx, stamp));
+  g_assert_null (strstr (ctx, "lunch"));
+  assert_attributed (s, window);
+  memory_free (mem);
+}
+
+static void
+test_revised (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
+  CatchupMemory *mem = memory_new (history, G_N_ELEMENTS (history));
+  static const char *const window_turns[] = { "h03", "h04", NULL };
+  memory_add_gap (mem, "i03", "the usual deploy window", "usual weekly deploy window time", window_turns);
+
+  for (CatchupLength length = CATCHUP_LENGTH_NORMAL; length <= CATCHUP_LENGTH_DETAILED; length++) {
+    g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, length);
+    const CatchupSummaryLine *line = line_for (s, "i03");
+    g_assert_nonnull (line);
+    g_assert_cmpuint (line->context->len, >=, 1);
+    const char *ctx = line->context->pdata[0];
+    g_assert_nonnull (strstr (ctx, "Thursday 09:00"));
+    g_assert_nonnull (strstr (ctx, "bert"));
+    g_assert_null (strstr (ctx, "Tuesday 18:00"));
+    /* The chain is shown only when there is room for it. */
+    g_assert_cmpint (has_context (s, "Tuesday 18:00"), ==, length == CATCHUP_LENGTH_DETAILED);
+  }
+  memory_free (mem);
+}
+
+static void
+test_empty (void)
+{
+  g_autoptr (GPtrArray) none = g_ptr_array_new ();
+  g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
+  CatchupMemory *mem = memory_new (NULL, 0);
+  /* A gap whose memory came back empty: the line stays, with nothing made up for it. */
+  memory_add_gap (mem, "i02", "that fallback", "that fallback", NULL);
+
+  g_autoptr (CatchupSummary) empty = catchup_summary_extractive (none, mem, CATCHUP_LENGTH_NORMAL);
+  g_assert_cmpuint (empty->lines->len, ==, 0);
+  g_autofree char *text = catchup_summary_to_text (empty);
+  g_assert_nonnull (text);
+
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "i02");
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->context->len, ==, 0);
+
+  g_autoptr (CatchupSummary) no_mem = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_SHORT);
+  g_assert_cmpuint (no_mem->lines->len, >, 0);
+  assert_attributed (no_mem, window);
+  memory_free (mem);
+}
+
+static void
+assert_sane_text (const char *text, guint max_chars)
+{
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  g_assert_cmpuint (g_utf8_strlen (text, -1), <=, max_chars);
+  g_assert_null (strstr (text, "\u202e"));
+  g_assert_null (strstr (text, "\n"));
+}
+
+static void
+test_hostile (void)
+{
+  g_autofree char *blob = g_strnfill (100 * 1024, 'x');
+  g_autoptr (GString) words = g_string_new (NULL);
+  g_autoptr (GString) wide = g_string_new ("we decided: ");
+  while (words->len < 100 * 1024)
+    g_string_append (words, "please review the patch ");
+  while (wide->len < 100 * 1024)
+    g_string_append (wide, "é漢😀");
+  const Row rows[] = {
+    { "x1", T0, "mallory", blob },
+    { "x2", T0 + 60, "mallory", words->str },
+    { "x3", T0 + 120, "mallory", wide->str },
+    { "x4", T0 + 180, "eve\u202e", "we decided to ship \u202etxt.exe\u202c tonight, please confirm" },
+    { "x5", T0 + 240, "eve", "<b>please</b> review <a href='javascript:x'>this</a> &amp; merge &#x202e; now" },
+    { "x6", T0 + 300, "eve", "\xff\xfe broken \xc3 bytes: we'll release today \xe2\x80" },
+    { "x7", T0 + 360, "eve", "we will deploy \u200f\u0645\u0631\u062d\u0628\u0627\u200e 🎉👩‍💻 tonight\r\n\tok?" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (rows, G_N_ELEMENTS (rows));
+  static const char *const turns[] = { "x1", "x2", "x3", "x4", NULL };
+  memory_add_gap (mem, "x4", "\u202ethat\u202c", "that patch", turns);
+
+  for (CatchupLength length = CATCHUP_LENGTH_SHORT; length <= CATCHUP_LENGTH_DETAILED; length++) {
+    g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, length);
+    g_autofree char *text = catchup_summary_to_text (s);
+    g_assert_true (g_utf8_validate (text, -1, NULL));
+    g_assert_null (strstr (text, "\u202e"));
+    g_assert_cmpuint (strlen (text), <, 8 * 1024);
+    for (guint i = 0; i < s->lines->len; i++) {
+      const CatchupSummaryLine *line = s->lines->pdata[i];
+      if (!line->source_id)
+        continue;
+      assert_sane_text (line->text, 320);
+      for (guint k = 0; k < line->context->len; k++)
+        assert_sane_text (line->context->pdata[k], 400);
+    }
+  }
+  memory_free (mem);
+}
+
+static void
+test_trim (void)
+{
+  const Row rows[] = {
+    { "t1", T0, "ines", "we decided to keep the old importer for one more week. the new one still mangles dates in "
+                        "Ünïcödé-heavy files — ñ, ç, 漢字, and emoji 😀 all break it. bert will look into it next "
+                        "week; until then nobody should switch the cron over, and please tell the data team" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = line_for (s, "t1");
+
+  g_assert_nonnull (line);
+  g_assert_true (g_utf8_validate (line->text, -1, NULL));
+  g_assert_cmpuint (g_utf8_strlen (line->text, -1), <, g_utf8_strlen (rows[0].text, -1));
+  g_assert_true (g_str_has_prefix (line->text, "we decided to keep the old importer"));
+  assert_quotes (line->text, rows[0].text);
+}
+
+static void
+test_to_text (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_NORMAL);
+  g_autofree char *text = catchup_summary_to_text (s);
+
+  g_assert_true (g_str_has_prefix (text, s->headline));
+  g_assert_nonnull (strstr (text, "• ines (09:04): let's go with the resize"));
+  g_assert_nonnull (strstr (text, "  ↳ "));
+  g_assert_nonnull (strstr (text, "participants: "));
+}
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/catchup/summary/attribution", test_attribution);
+  g_test_add_func ("/catchup/summary/agreement", test_agreement);
+  g_test_add_func ("/catchup/summary/length", test_length);
+  g_test_add_func ("/catchup/summary/gap-context", test_gap_context);
+  g_test_add_func ("/catchup/summary/revised", test_revised);
+  g_test_add_func ("/catchup/summary/empty", test_empty);
+  g_test_add_func ("/catchup/summary/hostile", test_hostile);
+  g_test_add_func ("/catchup/summary/trim", test_trim);
+  g_test_add_func ("/catchup/summary/to-text", test_to_text);
   return g_test_run ();
 }
