@@ -1,10 +1,415 @@
 #include "config.h"
 
+#include <string.h>
+
 #include "catchup.h"
+#include "catchup-store-private.h"
+
+typedef struct {
+  CatchupStore *store;
+  CatchupImportResult *result;
+} Fixture;
+
+static void
+fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+
+  fx->store = catchup_store_open (":memory:", &error);
+  g_assert_no_error (error);
+  fx->result = catchup_import_result_new ();
+}
+
+static void
+fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_clear_pointer (&fx->result, catchup_import_result_free);
+  g_clear_pointer (&fx->store, catchup_store_close);
+}
+
+#define TEST(name, func) \
+  g_test_add ("/catchup/import/" name, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+static char *
+fixture_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+}
+
+static gint64
+import_room (CatchupStore *store, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room = catchup_store_ensure_room (store, CATCHUP_IMPORT_PROTOCOL, CATCHUP_IMPORT_ACCOUNT, name, &error);
+
+  g_assert_no_error (error);
+  return room;
+}
+
+static GPtrArray *
+all_messages (CatchupStore *store, gint64 room)
+{
+  g_autoptr (GError) error = NULL;
+  GPtrArray *msgs = catchup_store_range (store, room, NULL, NULL, 0, &error);
+
+  g_assert_no_error (error);
+  return msgs;
+}
+
+static CatchupMessage *
+nth (GPtrArray *msgs, guint i)
+{
+  g_assert_cmpuint (i, <, msgs->len);
+  return g_ptr_array_index (msgs, i);
+}
+
+static void
+reset_result (Fixture *fx)
+{
+  catchup_import_result_free (fx->result);
+  fx->result = catchup_import_result_new ();
+}
+
+static gint64
+sql_count (CatchupStore *store, const char *sql)
+{
+  sqlite3_stmt *stmt = NULL;
+  gint64 n;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  return n;
+}
+
+/* ---------- JSON Lines ---------- */
+
+static void
+test_jsonl (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autofree char *path = fixture_path ("import-good.jsonl");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) design = NULL;
+  g_autoptr (GPtrArray) ops = NULL;
+  gint64 ts;
+
+  g_assert_true (catchup_import_jsonl (fx->store, path, 0, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->read, ==, 5);
+  g_assert_cmpuint (fx->result->inserted, ==, 5);
+  g_assert_cmpuint (fx->result->duplicates, ==, 0);
+  g_assert_cmpuint (fx->result->malformed, ==, 0);
+  g_assert_cmpuint (fx->result->problems->len, ==, 0);
+
+  design = all_messages (fx->store, import_room (fx->store, "design"));
+  ops = all_messages (fx->store, import_room (fx->store, "ops"));
+  g_assert_cmpuint (design->len, ==, 3);
+  g_assert_cmpuint (ops->len, ==, 2);
+
+  /* "+01:00" is an hour earlier in UTC: bob's reply sorts first. */
+  g_assert_cmpstr (nth (design, 0)->id, ==, "g2");
+  g_assert_cmpstr (nth (design, 0)->alias, ==, "Bob B.");
+  g_assert_true (catchup_time_parse_iso ("2026-03-02T08:01:30Z", &ts));
+  g_assert_cmpint (nth (design, 0)->ts, ==, ts);
+  g_assert_cmpstr (nth (design, 1)->id, ==, "g1");
+  g_assert_cmpstr (nth (design, 2)->text, ==, "Then SQLite it is. 🙂 \"quoted\" and\nnewline");
+  g_assert_true (g_str_has_prefix (nth (design, 2)->id, "h:"));
+  g_assert_cmpstr (nth (ops, 0)->id, ==, "17"); /* integer ids are kept as text */
+
+  /* Re-importing the same file inserts nothing. */
+  reset_result (fx);
+  g_assert_true (catchup_import_jsonl (fx->store, path, 0, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->inserted, ==, 0);
+  g_assert_cmpuint (fx->result->duplicates, ==, 5);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 5);
+}
+
+static void
+test_jsonl_malformed (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autofree char *path = fixture_path ("import-bad.jsonl");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) msgs = NULL;
+  const guint64 bad_lines[] = { 3, 4, 5, 6, 7, 8 };
+
+  g_assert_true (catchup_import_jsonl (fx->store, path, 0, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->read, ==, 9);
+  g_assert_cmpuint (fx->result->inserted, ==, 3);
+  g_assert_cmpuint (fx->result->malformed, ==, G_N_ELEMENTS (bad_lines));
+  g_assert_cmpuint (fx->result->problems->len, ==, G_N_ELEMENTS (bad_lines));
+  for (guint i = 0; i < G_N_ELEMENTS (bad_lines); i++)
+    {
+      CatchupImportProblem *problem = g_ptr_array_index (fx->result->problems, i);
+
+      g_assert_cmpuint (problem->line, ==, bad_lines[i]);
+      g_assert_cmpstr (problem->message, !=, NULL);
+      g_assert_cmpuint (strlen (problem->message), >, 0);
+    }
+  g_assert_nonnull (strstr (((CatchupImportProblem *) g_ptr_array_index (fx->result->problems, 1))->message,
+                            "speaker"));
+
+  msgs = all_messages (fx->store, import_room (fx->store, "triage"));
+  g_assert_cmpuint (msgs->len, ==, 3);
+  g_assert_cmpstr (nth (msgs, 0)->id, ==, "b1");
+  g_assert_cmpstr (nth (msgs, 1)->text, ==, "good line without id");
+  g_assert_cmpstr (nth (msgs, 2)->id, ==, "b9");
+}
+
+static GInputStream *
+stream_of (const char *text)
+{
+  return g_memory_input_stream_new_from_data (g_strdup (text), -1, g_free);
+}
+
+static void
+test_jsonl_room_override (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GInputStream) input =
+    stream_of ("{\"ts\": \"2026-01-01T00:00:00Z\", \"speaker\": \"a\", \"text\": \"no room needed\"}\n"
+               "{\"room\": \"ignored\", \"ts\": \"2026-01-01T00:00:01Z\", \"speaker\": \"b\", \"text\": \"x\"}\n"
+               "{\"room\": 5, \"ts\": \"2026-01-01T00:00:02Z\", \"speaker\": \"b\", \"text\": \"bad room\"}");
+  g_autoptr (GError) error = NULL;
+  gint64 room = catchup_store_ensure_room (fx->store, "prpl-irc", "me", "#target", &error);
+
+  g_assert_true (catchup_import_jsonl_stream (fx->store, input, room, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->inserted, ==, 2);
+  g_assert_cmpuint (fx->result->malformed, ==, 1);
+  g_assert_cmpuint (((CatchupImportProblem *) g_ptr_array_index (fx->result->problems, 0))->line, ==, 3);
+  g_assert_cmpint (catchup_store_count (fx->store, room, NULL), ==, 2);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM rooms"), ==, 1);
+}
+
+static void
+test_jsonl_huge_line (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autofree char *big = g_strnfill (300 * 1024, 'q');
+  g_autofree char *text = g_strdup_printf ("{\"room\": \"r\", \"ts\": \"2026-01-01T00:00:00Z\", \"speaker\": \"a\","
+                                           " \"text\": \"%s\"}\r\n{\"room\": \"r\", \"ts\": \"2026-01-01T00:00:01Z\","
+                                           " \"speaker\": \"b\", \"text\": \"after\"}\r\n",
+                                           big);
+  g_autoptr (GInputStream) input = stream_of (text);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) msgs = NULL;
+
+  g_assert_true (catchup_import_jsonl_stream (fx->store, input, 0, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->inserted, ==, 2);
+  msgs = all_messages (fx->store, import_room (fx->store, "r"));
+  g_assert_cmpuint (strlen (nth (msgs, 0)->text), ==, 300 * 1024);
+  g_assert_cmpstr (nth (msgs, 1)->text, ==, "after");
+}
+
+/* More lines than one batch, over two rooms, with a bad line near the end. */
+static void
+test_jsonl_batches (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const guint n = CATCHUP_IMPORT_BATCH + 500;
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_autoptr (GInputStream) input = NULL;
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text,
+                            "{\"id\": \"m%u\", \"room\": \"%s\", \"ts\": \"2026-01-01T10:%02u:%02uZ\","
+                            " \"speaker\": \"s%u\", \"text\": \"message %u about the batch\"}\n",
+                            i, i % 3 ? "big" : "small", (i / 60) % 60, i % 60, i % 7, i);
+  g_string_append (text, "{oops}\n");
+  input = stream_of (text->str);
+  g_assert_true (catchup_import_jsonl_stream (fx->store, input, 0, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->read, ==, n + 1);
+  g_assert_cmpuint (fx->result->inserted, ==, n);
+  g_assert_cmpuint (((CatchupImportProblem *) g_ptr_array_index (fx->result->problems, 0))->line, ==, n + 1);
+  g_assert_cmpint (catchup_store_count (fx->store, import_room (fx->store, "small"), NULL), ==, (n + 2) / 3);
+  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+}
+
+static void
+test_missing_file (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autofree char *path = fixture_path ("no-such-file.jsonl");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (catchup_import_jsonl (fx->store, path, 0, fx->result, NULL, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_false (catchup_import_irc (fx->store, path, import_room (fx->store, "x"), "2026-01-01", fx->result, NULL,
+                                      &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+}
+
+/* A database failure is fatal and leaves nothing of the batch behind. */
+static void
+test_db_failure_rolls_back (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autofree char *path = fixture_path ("import-good.jsonl");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (catchup_import_jsonl (fx->store, path, 4242 /* no such room */, fx->result, NULL, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 0);
+  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+}
+
+static void
+test_cancelled (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autofree char *path = fixture_path ("import-good.jsonl");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_cancellable_cancel (cancellable);
+  g_assert_false (catchup_import_jsonl (fx->store, path, 0, fx->result, cancellable, &error));
+  g_assert_nonnull (error);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 0);
+}
+
+/* ---------- IRC ---------- */
+
+static gint64
+utc (const char *iso)
+{
+  gint64 ts = 0;
+
+  g_assert_true (catchup_time_parse_iso (iso, &ts));
+  return ts;
+}
+
+static void
+import_irc_fixture (Fixture *fx, gint64 room)
+{
+  g_autofree char *path = fixture_path ("import-irc.log");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (catchup_import_irc (fx->store, path, room, "2026-01-31", fx->result, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_irc (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  gint64 room = import_room (fx->store, "#proj");
+  g_autoptr (GPtrArray) msgs = NULL;
+  CatchupImportProblem *problem;
+
+  import_irc_fixture (fx, room);
+  g_assert_cmpuint (fx->result->read, ==, 14);
+  g_assert_cmpuint (fx->result->inserted, ==, 9);
+  g_assert_cmpuint (fx->result->events, ==, 4);
+  g_assert_cmpuint (fx->result->malformed, ==, 1);
+  problem = g_ptr_array_index (fx->result->problems, 0);
+  g_assert_cmpuint (problem->line, ==, 13);
+
+  msgs = all_messages (fx->store, room);
+  g_assert_cmpuint (msgs->len, ==, 9);
+  g_assert_cmpstr (nth (msgs, 0)->speaker, ==, "ann");
+  g_assert_cmpint (nth (msgs, 0)->ts, ==, utc ("2026-01-31T23:58:00Z"));
+  g_assert_cmpstr (nth (msgs, 1)->speaker, ==, "bob");
+  g_assert_cmpstr (nth (msgs, 1)->text, ==, "nods");
+  g_assert_cmpuint (nth (msgs, 1)->flags, ==, CATCHUP_MESSAGE_ACTION);
+  /* The same line twice in one minute is said twice. */
+  g_assert_cmpstr (nth (msgs, 3)->text, ==, "lol");
+  g_assert_cmpstr (nth (msgs, 4)->text, ==, "lol");
+  g_assert_cmpstr (nth (msgs, 3)->id, !=, nth (msgs, 4)->id);
+  /* Past midnight: the next day. */
+  g_assert_cmpstr (nth (msgs, 5)->text, ==, "the production one, staging can wait");
+  g_assert_cmpint (nth (msgs, 5)->ts, ==, utc ("2026-02-01T00:01:00Z"));
+  g_assert_cmpstr (nth (msgs, 6)->speaker, ==, "ops");
+  g_assert_cmpstr (nth (msgs, 7)->text, ==, "is checking the release notes");
+  g_assert_cmpuint (nth (msgs, 7)->flags, ==, CATCHUP_MESSAGE_ACTION);
+  g_assert_cmpstr (nth (msgs, 8)->text, ==, "ok, rotating now");
+  g_assert_cmpint (nth (msgs, 8)->ts, ==, utc ("2026-02-01T00:03:15Z"));
+
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events"), ==, 3);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE kind = 1 AND detail = '\"later\"'"),
+                   ==, 1);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE kind = 2 AND nick = 'erin'"
+                                         " AND detail = 'Ping timeout'"),
+                   ==, 1);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks WHERE old_nick = 'bob'"
+                                         " AND new_nick = 'bob_afk'"),
+                   ==, 1);
+}
+
+static void
+test_irc_reimport (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  gint64 room = import_room (fx->store, "#proj");
+
+  import_irc_fixture (fx, room);
+  reset_result (fx);
+  import_irc_fixture (fx, room);
+  g_assert_cmpuint (fx->result->inserted, ==, 0);
+  g_assert_cmpuint (fx->result->duplicates, ==, 9);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 9);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events"), ==, 3);
+  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks"), ==, 1);
+}
+
+/* Lines that name their own day need no date, and do not roll over. */
+static void
+test_irc_inline_dates (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GInputStream) input = stream_of ("proj 2021-03-04 [10:00:01] <ann>\t hello  \n"
+                                              "proj 2021-03-04 [09:00:00] <bob>\t earlier, same day \n"
+                                              "proj 2021-03-05 [08:00:00] * ann waves\n");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) msgs = NULL;
+  gint64 room = import_room (fx->store, "proj");
+
+  g_assert_true (catchup_import_irc_stream (fx->store, input, room, NULL, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->inserted, ==, 3);
+  msgs = all_messages (fx->store, room);
+  g_assert_cmpint (nth (msgs, 0)->ts, ==, utc ("2021-03-04T09:00:00Z"));
+  g_assert_cmpstr (nth (msgs, 1)->text, ==, "hello");
+  g_assert_cmpint (nth (msgs, 2)->ts, ==, utc ("2021-03-05T08:00:00Z"));
+  g_assert_cmpuint (nth (msgs, 2)->flags, ==, CATCHUP_MESSAGE_ACTION);
+}
+
+static void
+test_irc_bad_input (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GInputStream) input = stream_of ("[10:00] <ann> no date given\n[25:00] <bob> bad hour\n");
+  g_autoptr (GInputStream) again = stream_of ("[10:00] <ann> fine\n[10:61] <bob> bad minute\n");
+  g_autoptr (GError) error = NULL;
+  gint64 room = import_room (fx->store, "#x");
+
+  g_assert_true (catchup_import_irc_stream (fx->store, input, room, NULL, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->malformed, ==, 2);
+  g_assert_cmpuint (fx->result->inserted, ==, 0);
+
+  reset_result (fx);
+  g_assert_true (catchup_import_irc_stream (fx->store, again, room, "2026-05-05", fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->inserted, ==, 1);
+  g_assert_cmpuint (((CatchupImportProblem *) g_ptr_array_index (fx->result->problems, 0))->line, ==, 2);
+
+  g_assert_false (catchup_import_irc_stream (fx->store, again, room, "May 5th", fx->result, NULL, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID);
+}
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+
+  TEST ("jsonl", test_jsonl);
+  TEST ("jsonl-malformed", test_jsonl_malformed);
+  TEST ("jsonl-room-override", test_jsonl_room_override);
+  TEST ("jsonl-huge-line", test_jsonl_huge_line);
+  TEST ("jsonl-batches", test_jsonl_batches);
+  TEST ("missing-file", test_missing_file);
+  TEST ("db-failure-rolls-back", test_db_failure_rolls_back);
+  TEST ("cancelled", test_cancelled);
+  TEST ("irc", test_irc);
+  TEST ("irc-reimport", test_irc_reimport);
+  TEST ("irc-inline-dates", test_irc_inline_dates);
+  TEST ("irc-bad-input", test_irc_bad_input);
   return g_test_run ();
 }
