@@ -4,7 +4,7 @@
 #   po-complete.sh                    (make check) fail when a source file using _(), N_(), C_() or NC_() is missing
 #                                     from po/POTFILES.in, when POTFILES.in is unsorted, or when any language in
 #                                     po/LINGUAS has an untranslated or fuzzy message against a freshly generated
-#                                     template, or translates a /command name.
+#                                     template, or translates a /command, an --option or the tool's name.
 #   po-complete.sh --update-potfiles  rewrite po/POTFILES.in from the sources (used by `make update-po`)
 #   po-complete.sh --report           list what is left to translate after `make update-po`
 #
@@ -146,14 +146,15 @@ for line in open(sys.argv[1], encoding="utf-8"):
 if cur:
     entries.append(cur)
 bad = 0
-cmd = re.compile(r'(?<![\w</:.~])/[a-z][a-z-]+\b')
+# Command names, options and the tool's name are typed by the user: they must survive translation unchanged.
+cmd = re.compile(r"(?<![\w</:.~])/[a-z][a-z-]+\b|(?<![\w-])--[a-z][a-z-]*\b|\bcatchup\b")
 for e in entries:
     mid = e.get("msgid", "")
     strs = [v for k, v in e.items() if k.startswith("msgstr") and v]
     for c in set(cmd.findall(mid)):
         for s in strs:
             if c not in s:
-                print(f"FAIL: {sys.argv[1].rsplit('/',1)[-1]}: the command {c} is translated in: {mid!r}", file=sys.stderr)
+                print(f"FAIL: {sys.argv[1].rsplit('/',1)[-1]}: {c} must stay as it is in the translation of {mid!r}", file=sys.stderr)
                 bad = 1
 sys.exit(bad)
 PY
