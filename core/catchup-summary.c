@@ -135,6 +135,9 @@ cut_words (const char *text, gsize start, gsize end, guint max_chars, gboolean l
     p = last_space;
   g_autofree char *body = g_strndup (from, p - from);
   g_strchomp (body);
+  /* "touch,…" reads as a typo; the ellipsis alone says that text was left out. */
+  for (gsize len = strlen (body); cut && len > 0 && strchr (",;:-", body[len - 1]); len--)
+    body[len - 1] = '\0';
   return g_strconcat (lead_ellipsis ? "…" : "", body, cut ? "…" : "", NULL);
 }
 
@@ -195,8 +198,10 @@ excerpt (const char *text, GHashTable *focus, guint max_chars)
       break;
     end = s->end;
   }
-  if (end == first->end && (guint) g_utf8_strlen (text + first->start, end - first->start) > max_chars)
-    end = strlen (text);  /* one long sentence: cut_words shortens it */
+  /* Whole sentences read best, unless they leave much of the room unused: then cut_words fills it. */
+  if ((guint) g_utf8_strlen (text + first->start, end - first->start) * 3 < max_chars * 2 ||
+      (guint) g_utf8_strlen (text + first->start, end - first->start) > max_chars)
+    end = strlen (text);
   char *out = cut_words (text, first->start, end, max_chars, best > 0);
   /* Sentences left out after the excerpt are marked too. */
   if (end < strlen (text) && !g_str_has_suffix (out, "…")) {
@@ -314,7 +319,7 @@ static gboolean
 is_chit_chat (const char *folded, guint words)
 {
   g_autofree char *bare = bare_words (folded);
-  if (words == 0 || g_str_has_prefix (bare, "off-topic") || g_str_has_prefix (bare, "ot:"))
+  if (words == 0)
     return TRUE;
   for (guint i = 0; chit_chat[i]; i++)
     if (g_str_has_prefix (bare, chit_chat[i]) && !g_ascii_isalnum (bare[strlen (chit_chat[i])]) &&
@@ -402,6 +407,7 @@ typedef struct {
   GArray *gaps;         /* guint: indices into mem->gaps about this message */
   GPtrArray *terms;
   gboolean chosen;
+  GPtrArray *context;   /* char*: the context lines the chosen line has room for */
 } Candidate;
 
 static void
@@ -410,6 +416,7 @@ candidate_clear (Candidate *c)
   g_free (c->clean);
   g_clear_pointer (&c->gaps, g_array_unref);
   g_clear_pointer (&c->terms, g_ptr_array_unref);
+  g_clear_pointer (&c->context, g_ptr_array_unref);
 }
 
 static gboolean
@@ -476,12 +483,25 @@ gaps_of_utterance (CatchupMemory *mem, const CatchupMessage *msg)
   return out;
 }
 
+static gboolean
+opens_off_topic (const char *clean)
+{
+  g_autofree char *folded = g_utf8_casefold (clean, -1);
+  return g_str_has_prefix (folded, "off-topic") || g_str_has_prefix (folded, "offtopic") ||
+         g_str_has_prefix (folded, "ot:") || g_str_has_prefix (folded, "[ot]");
+}
+
+/* An off-topic aside runs until the room goes quiet for a while. */
+#define ASIDE_PAUSE (15 * 60)
+
 static GArray *
 make_candidates (GPtrArray *window, CatchupMemory *mem, const LengthProfile *profile)
 {
   GArray *cands = g_array_new (FALSE, TRUE, sizeof (Candidate));
-  g_array_set_clear_func (cands, (GDestroyNotify) candidate_clear);
+  gboolean aside = FALSE;
+  gint64 prev_ts = 0;
 
+  g_array_set_clear_func (cands, (GDestroyNotify) candidate_clear);
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *msg = window->pdata[i];
     if (!is_turn (msg))
@@ -489,7 +509,9 @@ make_candidates (GPtrArray *window, CatchupMemory *mem, const LengthProfile *pro
     Candidate c = { .msg = msg, .index = i };
     c.clean = sanitize (msg->text);
     strip_trailing_urls (c.clean);
-    c.score = classify (msg->speaker, c.clean, &c.worth);
+    aside = opens_off_topic (c.clean) || (aside && msg->ts - prev_ts <= ASIDE_PAUSE);
+    prev_ts = msg->ts;
+    c.score = aside ? 0 : classify (msg->speaker, c.clean, &c.worth);
     c.gaps = gaps_of_utterance (mem, msg);
     if (c.gaps->len > 0)
       c.score += 5;  /* a line whose reference the summary can spell out is what the memory is for */
@@ -525,12 +547,12 @@ is_redundant (const Candidate *c, GHashTable *covered)
   return overlap (c->terms, covered) * 10 >= c->terms->len * 9;
 }
 
-/* How many output lines a chosen candidate costs: itself and its context lines. */
-typedef guint (*CostFunc) (const Candidate *c, gpointer data);
+typedef GPtrArray *(*ContextFunc) (const Candidate *c, gpointer data);
 
-/* Marks the chosen candidates; returns how many. */
-static guint
-choose (GArray *cands, const LengthProfile *profile, guint fixed_lines, CostFunc cost, gpointer data)
+/* Marks the chosen candidates, best first, each with the context lines that still fit: the lines that matter
+ * most get their references resolved, whatever their place in the window. */
+static void
+choose (GArray *cands, const LengthProfile *profile, guint fixed_lines, ContextFunc context_of, gpointer data)
 {
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
@@ -546,17 +568,19 @@ choose (GArray *cands, const LengthProfile *profile, guint fixed_lines, CostFunc
     Candidate *c = order->pdata[i];
     if (is_redundant (c, covered))
       continue;
-    guint lines = cost (c, data);
-    /* Context lines may be dropped for room, the entry itself is what must fit. */
     if (rendered + 1 > profile->max_rendered)
       break;
     c->chosen = TRUE;
+    c->context = context_of (c, data);
     entries++;
-    rendered += MIN (lines, profile->max_rendered - rendered);
+    rendered++;
+    /* Context lines may be dropped for room, the entry itself is what must fit. */
+    if (c->context->len > profile->max_rendered - rendered)
+      g_ptr_array_set_size (c->context, profile->max_rendered - rendered);
+    rendered += c->context->len;
     for (guint t = 0; t < c->terms->len; t++)
       g_hash_table_add (covered, c->terms->pdata[t]);
   }
-  return entries;
 }
 
 /* ---- resolving references from memory ---- */
@@ -567,9 +591,9 @@ typedef struct {
   gint64 window_start;
 } Resolver;
 
-/* Memory turns kept for gap g; all turns when the memory was built without gap bookkeeping. */
+/* Memory turns kept for gap g (specific); all turns when the memory was built without gap bookkeeping. */
 static GPtrArray *
-turns_for_gap (CatchupMemory *mem, guint g)
+turns_for_gap (CatchupMemory *mem, guint g, gboolean *specific)
 {
   GPtrArray *out = g_ptr_array_new ();
   for (guint i = 0; mem->turns && i < mem->turns->len; i++) {
@@ -579,6 +603,7 @@ turns_for_gap (CatchupMemory *mem, guint g)
         GPOINTER_TO_INT (v) == (gint) g + 1)
       g_ptr_array_add (out, t);
   }
+  *specific = out->len > 0;
   if (out->len == 0)
     for (guint i = 0; mem->turns && i < mem->turns->len; i++)
       g_ptr_array_add (out, mem->turns->pdata[i]);
@@ -615,7 +640,7 @@ same_topic (const CatchupMessage *a, const CatchupMessage *b)
 
 /* The turn that resolves the gap, and an earlier version of the same fact when a later turn revised it. */
 static CatchupMessage *
-pick_turn (GPtrArray *turns, GHashTable *focus, CatchupMessage **earlier)
+pick_turn (GPtrArray *turns, gboolean specific, GHashTable *focus, CatchupMessage **earlier)
 {
   CatchupMessage *best = NULL;
   double best_score = 0;
@@ -628,8 +653,10 @@ pick_turn (GPtrArray *turns, GHashTable *focus, CatchupMessage **earlier)
       best = turns->pdata[i];
     }
   }
+  /* The memory kept these turns for this gap by meaning, not words: with no word in common, the latest is the
+   * likeliest antecedent. Turns kept for other gaps are no evidence at all. */
   if (!best)
-    return NULL;
+    return specific && turns->len ? turns->pdata[turns->len - 1] : NULL;
 
   /* turns is chronological: the last relevant turn on the best one's topic is the current state. */
   CatchupMessage *latest = best;
@@ -665,10 +692,11 @@ quote_turn (const Resolver *r, const CatchupMessage *t, GHashTable *focus, guint
 static char *
 resolve_gap (const Resolver *r, const CatchupGap *gap, guint g, GPtrArray *extra)
 {
-  g_autoptr (GPtrArray) turns = turns_for_gap (r->mem, g);
+  gboolean specific = FALSE;
+  g_autoptr (GPtrArray) turns = turns_for_gap (r->mem, g, &specific);
   g_autoptr (GHashTable) focus = gap_focus (gap);
   CatchupMessage *earlier = NULL;
-  CatchupMessage *turn = pick_turn (turns, focus, &earlier);
+  CatchupMessage *turn = pick_turn (turns, specific, focus, &earlier);
 
   if (!turn)
     return NULL;
@@ -731,14 +759,13 @@ context_for (const Resolver *r, const Candidate *c, GPtrArray *window)
 typedef struct {
   const Resolver *resolver;
   GPtrArray *window;
-} CostData;
+} ContextData;
 
-static guint
-entry_cost (const Candidate *c, gpointer data)
+static GPtrArray *
+entry_context (const Candidate *c, gpointer data)
 {
-  CostData *d = data;
-  g_autoptr (GPtrArray) ctx = context_for (d->resolver, c, d->window);
-  return 1 + ctx->len;
+  ContextData *d = data;
+  return context_for (d->resolver, c, d->window);
 }
 
 /* ---- headline ---- */
@@ -835,7 +862,7 @@ catchup_summary_free (CatchupSummary *summary)
 }
 
 static CatchupSummaryLine *
-entry_line (const Candidate *c, const Resolver *r, GPtrArray *window, guint room)
+entry_line (Candidate *c, const Resolver *r)
 {
   CatchupSummaryLine *line = g_new0 (CatchupSummaryLine, 1);
   g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -851,9 +878,7 @@ entry_line (const Candidate *c, const Resolver *r, GPtrArray *window, guint room
   line->ts = c->msg->ts;
   line->source_id = g_strdup (c->msg->id);
   line->text = excerpt (c->clean, g_hash_table_size (focus) ? focus : NULL, r->profile->line_chars);
-  line->context = context_for (r, c, window);
-  while (line->context->len > room)
-    g_ptr_array_remove_index (line->context, line->context->len - 1);
+  line->context = g_steal_pointer (&c->context);
   return line;
 }
 
@@ -867,26 +892,19 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, CatchupLength
   gint64 first = cands->len ? g_array_index (cands, Candidate, 0).msg->ts : 0;
   gint64 last = cands->len ? g_array_index (cands, Candidate, cands->len - 1).msg->ts : 0;
   Resolver resolver = { mem, profile, first };
-  CostData cost = { &resolver, window };
+  ContextData context = { &resolver, window };
   gboolean with_participants = length != CATCHUP_LENGTH_SHORT && counts->len > 1;
-  guint rendered;
 
   summary->headline = make_headline (cands->len, counts->len, first, last, utc_day (first) != utc_day (last));
   summary->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) summary_line_free);
   if (with_participants)
     g_ptr_array_add (summary->lines, participants_line (counts));
-  rendered = 1 + summary->lines->len;
 
-  guint pending = choose (cands, profile, rendered, entry_cost, &cost);
+  choose (cands, profile, 1 + summary->lines->len, entry_context, &context);
   for (guint i = 0; i < cands->len; i++) {
     Candidate *c = &g_array_index (cands, Candidate, i);
-    if (!c->chosen)
-      continue;
-    /* Context may only use the room that the entries still to come do not need. */
-    gint room = (gint) profile->max_rendered - (gint) rendered - (gint) pending--;
-    CatchupSummaryLine *line = entry_line (c, &resolver, window, MAX (room, 0));
-    rendered += 1 + line->context->len;
-    g_ptr_array_add (summary->lines, line);
+    if (c->chosen)
+      g_ptr_array_add (summary->lines, entry_line (c, &resolver));
   }
   return summary;
 }
