@@ -1,0 +1,116 @@
+#pragma once
+
+/* Shared between the plugin's modules only; nothing here is exported from catchup.so. */
+
+#define PURPLE_PLUGINS
+#include <glib/gi18n-lib.h>
+
+#include <account.h>
+#include <blist.h>
+#include <conversation.h>
+#include <plugin.h>
+#include <pluginpref.h>
+
+#include "catchup.h"
+#include "catchup-writer.h"
+
+#define CATCHUP_PLUGIN_ID "core-purple-catchup-catchup"
+
+/* Preferences: every path is spelled once, here. */
+#define CATCHUP_PREFS_ROOT           "/plugins/core/catchup"
+#define CATCHUP_PREF_ENDPOINT        CATCHUP_PREFS_ROOT "/endpoint"
+#define CATCHUP_PREF_CHAT_MODEL      CATCHUP_PREFS_ROOT "/chat_model"
+#define CATCHUP_PREF_EMBED_MODEL     CATCHUP_PREFS_ROOT "/embedding_model"
+#define CATCHUP_PREF_API_KEY         CATCHUP_PREFS_ROOT "/api_key"
+#define CATCHUP_PREF_TIMEOUT         CATCHUP_PREFS_ROOT "/timeout"
+#define CATCHUP_PREF_INDEX_IMS       CATCHUP_PREFS_ROOT "/index_ims"
+#define CATCHUP_PREF_RETENTION_DAYS  CATCHUP_PREFS_ROOT "/retention_days"
+#define CATCHUP_PREF_DB_PATH         CATCHUP_PREFS_ROOT "/database"
+/* Quiet period after a join before the automatic catch-up looks at what arrived (history playback settles). */
+#define CATCHUP_PREF_SETTLE_MS       CATCHUP_PREFS_ROOT "/settle_ms"
+/* Minimum time between two automatic catch-ups of one room. */
+#define CATCHUP_PREF_COOLDOWN        CATCHUP_PREFS_ROOT "/cooldown_seconds"
+/* Pause between two lines posted to a room. */
+#define CATCHUP_PREF_POST_INTERVAL   CATCHUP_PREFS_ROOT "/post_interval_ms"
+/* Defaults for rooms without settings of their own. */
+#define CATCHUP_PREFS_DEFAULTS       CATCHUP_PREFS_ROOT "/defaults"
+#define CATCHUP_PREF_DEF_INDEX       CATCHUP_PREFS_DEFAULTS "/index"
+#define CATCHUP_PREF_DEF_AUTO        CATCHUP_PREFS_DEFAULTS "/auto"
+#define CATCHUP_PREF_DEF_THRESHOLD   CATCHUP_PREFS_DEFAULTS "/threshold"
+#define CATCHUP_PREF_DEF_BUDGET      CATCHUP_PREFS_DEFAULTS "/budget"
+#define CATCHUP_PREF_DEF_MAX_WINDOW  CATCHUP_PREFS_DEFAULTS "/max_window"
+#define CATCHUP_PREF_DEF_LANGUAGE    CATCHUP_PREFS_DEFAULTS "/language"
+#define CATCHUP_PREF_DEF_LENGTH      CATCHUP_PREFS_DEFAULTS "/length"
+#define CATCHUP_PREF_DEF_ALLOW_POST  CATCHUP_PREFS_DEFAULTS "/allow_post"
+
+/* State the modules share while the plugin is loaded. */
+typedef struct {
+  PurplePlugin *plugin;
+  CatchupWriter *writer;        /* NULL when the database could not be opened */
+  GCancellable *cancellable;    /* cancelled on unload: every async callback checks it first */
+} CatchupPlugin;
+
+extern CatchupPlugin catchup_plugin;
+
+/* A room's identity in the store; survives the conversation it was taken from. */
+typedef struct {
+  char *protocol;
+  char *account;
+  char *name;
+  PurpleConversationType type;
+} CatchupRoomKey;
+
+CatchupRoomKey *catchup_room_key_new (PurpleConversation *conv);
+CatchupRoomKey *catchup_room_key_new_for (PurpleAccount *account, const char *name, PurpleConversationType type);
+CatchupRoomKey *catchup_room_key_copy (const CatchupRoomKey *key);
+void catchup_room_key_free (CatchupRoomKey *key);
+/* "protocol/account/name", as catchup_store_find_room takes it. */
+char *catchup_room_key_spec (const CatchupRoomKey *key);
+/* The open conversation of key, or NULL when it was closed or its account went away. */
+PurpleConversation *catchup_room_key_find_conv (const CatchupRoomKey *key);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupRoomKey, catchup_room_key_free)
+
+/* Per-room settings. */
+typedef struct {
+  gboolean index;
+  gboolean auto_catchup;
+  int threshold;
+  int budget;
+  int max_window;
+  char *language;     /* NULL: the room's own */
+  CatchupLength length;
+  gboolean allow_post;
+} CatchupRoomSettings;
+
+/* IMs (and unknown rooms) get the defaults from the preferences. */
+void catchup_room_settings_get (PurpleConversation *conv, CatchupRoomSettings *out);
+void catchup_room_settings_clear (CatchupRoomSettings *settings);
+void catchup_room_settings_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv);
+/* Reads the store's settings of a room outside the buddy list into the cache. */
+void catchup_room_settings_prefetch (PurpleConversation *conv);
+void catchup_room_settings_start (PurplePlugin *plugin);
+void catchup_room_settings_stop (void);
+
+/* Preferences. */
+void catchup_prefs_init (void);
+PurplePluginPrefFrame *catchup_prefs_frame (PurplePlugin *plugin);
+char *catchup_prefs_db_path (void);
+
+/* Signals: indexing and the automatic catch-up on rejoin. */
+void catchup_signals_start (PurplePlugin *plugin);
+void catchup_signals_stop (void);
+void catchup_signals_mark_present (PurpleConversation *conv);
+
+/* Commands and the catch-up itself. */
+void catchup_commands_start (PurplePlugin *plugin);
+void catchup_commands_stop (void);
+/* Starts a catch-up of conv; automatic ones say nothing when there is nothing to say. */
+void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic);
+
+/* Output into conversations. */
+void catchup_output_local (PurpleConversation *conv, const char *plain_text);
+void catchup_output_result (PurpleConversation *conv, const CatchupResult *result);
+void catchup_output_post (PurpleConversation *conv, const CatchupResult *result);
+/* TRUE (once) when text is a line this plugin posted to the room: its echo must not be indexed. */
+gboolean catchup_output_take_echo (PurpleConversation *conv, const char *plain_text);
+void catchup_output_stop (void);

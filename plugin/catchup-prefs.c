@@ -1,0 +1,114 @@
+#include "config.h"
+
+#include "catchup-plugin-private.h"
+
+#include <prefs.h>
+#include <util.h>
+
+/* Runs at probe time (also for a disabled plugin): defaults only. */
+void
+catchup_prefs_init (void)
+{
+  purple_prefs_add_none ("/plugins/core");
+  purple_prefs_add_none (CATCHUP_PREFS_ROOT);
+  purple_prefs_add_string (CATCHUP_PREF_ENDPOINT, "");
+  purple_prefs_add_string (CATCHUP_PREF_CHAT_MODEL, "");
+  purple_prefs_add_string (CATCHUP_PREF_EMBED_MODEL, "");
+  purple_prefs_add_string (CATCHUP_PREF_API_KEY, "");
+  purple_prefs_add_int (CATCHUP_PREF_TIMEOUT, 60);
+  purple_prefs_add_bool (CATCHUP_PREF_INDEX_IMS, FALSE);
+  purple_prefs_add_int (CATCHUP_PREF_RETENTION_DAYS, 0);
+  purple_prefs_add_string (CATCHUP_PREF_DB_PATH, "");
+  purple_prefs_add_int (CATCHUP_PREF_SETTLE_MS, 5000);
+  purple_prefs_add_int (CATCHUP_PREF_COOLDOWN, 30 * 60);
+  purple_prefs_add_int (CATCHUP_PREF_POST_INTERVAL, 1500);
+
+  purple_prefs_add_none (CATCHUP_PREFS_DEFAULTS);
+  purple_prefs_add_bool (CATCHUP_PREF_DEF_INDEX, TRUE);
+  purple_prefs_add_bool (CATCHUP_PREF_DEF_AUTO, TRUE);
+  purple_prefs_add_int (CATCHUP_PREF_DEF_THRESHOLD, 20);
+  purple_prefs_add_int (CATCHUP_PREF_DEF_BUDGET, CATCHUP_DEFAULT_BUDGET);
+  purple_prefs_add_int (CATCHUP_PREF_DEF_MAX_WINDOW, 500);
+  purple_prefs_add_string (CATCHUP_PREF_DEF_LANGUAGE, "");
+  purple_prefs_add_int (CATCHUP_PREF_DEF_LENGTH, CATCHUP_LENGTH_NORMAL);
+  purple_prefs_add_bool (CATCHUP_PREF_DEF_ALLOW_POST, FALSE);
+}
+
+char *
+catchup_prefs_db_path (void)
+{
+  const char *path = purple_prefs_get_string (CATCHUP_PREF_DB_PATH);
+
+  if (path != NULL && *path != '\0')
+    return g_strdup (path);
+  /* Inside libpurple's user directory, so that "pidgin -c DIR" and "finch -c DIR" keep separate stores. */
+  return g_build_filename (purple_user_dir (), "catchup", "history.db", NULL);
+}
+
+static void
+add_pref (PurplePluginPrefFrame *frame, const char *path, const char *label)
+{
+  purple_plugin_pref_frame_add (frame, purple_plugin_pref_new_with_name_and_label (path, label));
+}
+
+static void
+add_int_pref (PurplePluginPrefFrame *frame, const char *path, const char *label, int min, int max)
+{
+  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (path, label);
+
+  purple_plugin_pref_set_bounds (pref, min, max);
+  purple_plugin_pref_frame_add (frame, pref);
+}
+
+static void
+add_header (PurplePluginPrefFrame *frame, const char *label)
+{
+  purple_plugin_pref_frame_add (frame, purple_plugin_pref_new_with_label (label));
+}
+
+static void
+add_length_pref (PurplePluginPrefFrame *frame)
+{
+  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LENGTH,
+                                                                      _("Summary length"));
+
+  purple_plugin_pref_set_type (pref, PURPLE_PLUGIN_PREF_CHOICE);
+  purple_plugin_pref_add_choice (pref, _("Short"), GINT_TO_POINTER (CATCHUP_LENGTH_SHORT));
+  purple_plugin_pref_add_choice (pref, _("Normal"), GINT_TO_POINTER (CATCHUP_LENGTH_NORMAL));
+  purple_plugin_pref_add_choice (pref, _("Detailed"), GINT_TO_POINTER (CATCHUP_LENGTH_DETAILED));
+  purple_plugin_pref_frame_add (frame, pref);
+}
+
+PurplePluginPrefFrame *
+catchup_prefs_frame (PurplePlugin *plugin)
+{
+  PurplePluginPrefFrame *frame = purple_plugin_pref_frame_new ();
+  PurplePluginPref *key;
+  g_autofree char *db_hint = NULL;
+
+  add_header (frame, _("Language model (empty: the built-in summary, nothing leaves this computer)"));
+  add_pref (frame, CATCHUP_PREF_ENDPOINT, _("OpenAI-compatible endpoint URL"));
+  add_pref (frame, CATCHUP_PREF_CHAT_MODEL, _("Chat model"));
+  add_pref (frame, CATCHUP_PREF_EMBED_MODEL, _("Embedding model"));
+  key = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_API_KEY, _("API key"));
+  purple_plugin_pref_set_masked (key, TRUE);
+  purple_plugin_pref_frame_add (frame, key);
+  add_int_pref (frame, CATCHUP_PREF_TIMEOUT, _("Timeout (seconds)"), 1, 3600);
+
+  add_header (frame, _("Defaults for rooms without settings of their own"));
+  add_pref (frame, CATCHUP_PREF_DEF_INDEX, _("Keep a history index"));
+  add_pref (frame, CATCHUP_PREF_DEF_AUTO, _("Catch up automatically when I rejoin"));
+  add_int_pref (frame, CATCHUP_PREF_DEF_THRESHOLD, _("…if at least this many messages arrived"), 1, 100000);
+  add_int_pref (frame, CATCHUP_PREF_DEF_BUDGET, _("Memory budget (tokens)"), 64, 65536);
+  add_int_pref (frame, CATCHUP_PREF_DEF_MAX_WINDOW, _("Catch up on at most this many messages"), 1, 100000);
+  add_pref (frame, CATCHUP_PREF_DEF_LANGUAGE, _("Summary language (empty: the room's)"));
+  add_length_pref (frame);
+  add_pref (frame, CATCHUP_PREF_DEF_ALLOW_POST, _("Allow /catchup post to send summaries to the room"));
+
+  add_header (frame, _("History"));
+  add_pref (frame, CATCHUP_PREF_INDEX_IMS, _("Also index instant messages"));
+  add_int_pref (frame, CATCHUP_PREF_RETENTION_DAYS, _("Keep history for this many days (0: keep)"), 0, 36500);
+  db_hint = g_strdup_printf (_("Database file (empty: %s)"), "catchup/history.db");
+  add_pref (frame, CATCHUP_PREF_DB_PATH, db_hint);
+  return frame;
+}

@@ -1,0 +1,504 @@
+#include "config.h"
+
+#include "catchup-plugin-private.h"
+
+#include <stdlib.h>
+
+#include <debug.h>
+#include <prefs.h>
+#include <request.h>
+#include <util.h>
+
+/* Set on a chat's buddy-list node once the user saved its settings; until then the defaults apply. */
+#define NODE_CONFIGURED "catchup-configured"
+
+typedef enum { KIND_BOOL, KIND_INT, KIND_STRING, KIND_LENGTH } SettingKind;
+
+/* One setting: its key (buddy-list node key, and the store's key without the prefix), default pref, place. */
+typedef struct {
+  const char *node_key;
+  const char *pref;
+  SettingKind kind;
+  gsize offset;
+  const char *label;
+  int min, max;
+} Setting;
+
+#define FIELD(f) G_STRUCT_OFFSET (CatchupRoomSettings, f)
+
+static const Setting settings[] = {
+  { "catchup-index", CATCHUP_PREF_DEF_INDEX, KIND_BOOL, FIELD (index), N_("Keep a history index of this room"), 0, 0 },
+  { "catchup-auto", CATCHUP_PREF_DEF_AUTO, KIND_BOOL, FIELD (auto_catchup),
+    N_("Catch up automatically when I rejoin"), 0, 0 },
+  { "catchup-threshold", CATCHUP_PREF_DEF_THRESHOLD, KIND_INT, FIELD (threshold),
+    N_("…if at least this many messages arrived"), 1, 100000 },
+  { "catchup-budget", CATCHUP_PREF_DEF_BUDGET, KIND_INT, FIELD (budget), N_("Memory budget (tokens)"), 64, 65536 },
+  { "catchup-max-window", CATCHUP_PREF_DEF_MAX_WINDOW, KIND_INT, FIELD (max_window),
+    N_("Catch up on at most this many messages"), 1, 100000 },
+  { "catchup-language", CATCHUP_PREF_DEF_LANGUAGE, KIND_STRING, FIELD (language),
+    N_("Summary language (empty: the room's)"), 0, 0 },
+  { "catchup-length", CATCHUP_PREF_DEF_LENGTH, KIND_LENGTH, FIELD (length), N_("Summary length"), 0, 0 },
+  { "catchup-allow-post", CATCHUP_PREF_DEF_ALLOW_POST, KIND_BOOL, FIELD (allow_post),
+    N_("Allow /catchup post to send summaries to this room"), 0, 0 },
+};
+
+#define SLOT(s, setting, type) (*(type *) G_STRUCT_MEMBER_P ((s), (setting)->offset))
+
+/* Settings of rooms outside the buddy list, as read from the store: room spec -> (node key -> text). */
+static GHashTable *fallback_cache;
+
+static const char *
+store_key (const Setting *setting)
+{
+  return setting->node_key + strlen ("catchup-");
+}
+
+static void
+set_from_text (CatchupRoomSettings *out, const Setting *setting, const char *text)
+{
+  switch (setting->kind)
+    {
+    case KIND_BOOL:
+      SLOT (out, setting, gboolean) = g_strcmp0 (text, "1") == 0;
+      break;
+    case KIND_INT:
+      SLOT (out, setting, int) = CLAMP (atoi (text), setting->min, setting->max);
+      break;
+    case KIND_LENGTH:
+      SLOT (out, setting, CatchupLength) = CLAMP (atoi (text), CATCHUP_LENGTH_SHORT, CATCHUP_LENGTH_DETAILED);
+      break;
+    case KIND_STRING:
+      g_free (SLOT (out, setting, char *));
+      SLOT (out, setting, char *) = *text ? g_strdup (text) : NULL;
+      break;
+    }
+}
+
+static char *
+to_text (const CatchupRoomSettings *in, const Setting *setting)
+{
+  switch (setting->kind)
+    {
+    case KIND_BOOL:
+      return g_strdup (SLOT (in, setting, gboolean) ? "1" : "0");
+    case KIND_INT:
+      return g_strdup_printf ("%d", SLOT (in, setting, int));
+    case KIND_LENGTH:
+      return g_strdup_printf ("%d", (int) SLOT (in, setting, CatchupLength));
+    case KIND_STRING:
+      return g_strdup (SLOT (in, setting, char *) ? SLOT (in, setting, char *) : "");
+    }
+  g_return_val_if_reached (NULL);
+}
+
+static void
+read_defaults (CatchupRoomSettings *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      const Setting *s = &settings[i];
+      g_autofree char *text = NULL;
+
+      if (s->kind == KIND_BOOL)
+        text = g_strdup (purple_prefs_get_bool (s->pref) ? "1" : "0");
+      else if (s->kind == KIND_STRING)
+        text = g_strdup (purple_prefs_get_string (s->pref));
+      else
+        text = g_strdup_printf ("%d", purple_prefs_get_int (s->pref));
+      set_from_text (out, s, text ? text : "");
+    }
+}
+
+static void
+read_node (PurpleBlistNode *node, CatchupRoomSettings *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      const Setting *s = &settings[i];
+      g_autofree char *text = NULL;
+
+      if (s->kind == KIND_BOOL)
+        text = g_strdup (purple_blist_node_get_bool (node, s->node_key) ? "1" : "0");
+      else if (s->kind == KIND_STRING)
+        text = g_strdup (purple_blist_node_get_string (node, s->node_key));
+      else
+        text = g_strdup_printf ("%d", purple_blist_node_get_int (node, s->node_key));
+      set_from_text (out, s, text ? text : "");
+    }
+}
+
+static void
+write_node (PurpleBlistNode *node, const CatchupRoomSettings *in)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      const Setting *s = &settings[i];
+
+      if (s->kind == KIND_BOOL)
+        purple_blist_node_set_bool (node, s->node_key, SLOT (in, s, gboolean));
+      else if (s->kind == KIND_STRING)
+        purple_blist_node_set_string (node, s->node_key, SLOT (in, s, char *) ? SLOT (in, s, char *) : "");
+      else if (s->kind == KIND_INT)
+        purple_blist_node_set_int (node, s->node_key, SLOT (in, s, int));
+      else
+        purple_blist_node_set_int (node, s->node_key, SLOT (in, s, CatchupLength));
+    }
+  purple_blist_node_set_bool (node, NODE_CONFIGURED, TRUE);
+}
+
+static PurpleBlistNode *
+chat_node (PurpleAccount *account, const char *name)
+{
+  PurpleChat *chat = purple_blist_find_chat (account, name);
+
+  return chat ? (PurpleBlistNode *) chat : NULL;
+}
+
+static void
+settings_for (PurpleAccount *account, const char *name, CatchupRoomSettings *out)
+{
+  PurpleBlistNode *node = chat_node (account, name);
+  g_autoptr (CatchupRoomKey) key = NULL;
+  g_autofree char *spec = NULL;
+  GHashTable *stored;
+
+  memset (out, 0, sizeof *out);
+  read_defaults (out);
+  if (node != NULL && purple_blist_node_get_bool (node, NODE_CONFIGURED))
+    {
+      read_node (node, out);
+      return;
+    }
+  key = catchup_room_key_new_for (account, name, PURPLE_CONV_TYPE_CHAT);
+  spec = catchup_room_key_spec (key);
+  stored = fallback_cache ? g_hash_table_lookup (fallback_cache, spec) : NULL;
+  for (guint i = 0; stored != NULL && i < G_N_ELEMENTS (settings); i++)
+    {
+      const char *text = g_hash_table_lookup (stored, settings[i].node_key);
+
+      if (text != NULL)
+        set_from_text (out, &settings[i], text);
+    }
+}
+
+void
+catchup_room_settings_get (PurpleConversation *conv, CatchupRoomSettings *out)
+{
+  if (purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
+    {
+      memset (out, 0, sizeof *out);
+      read_defaults (out);
+      return;
+    }
+  settings_for (purple_conversation_get_account (conv), purple_conversation_get_name (conv), out);
+}
+
+void
+catchup_room_settings_clear (CatchupRoomSettings *settings_)
+{
+  g_clear_pointer (&settings_->language, g_free);
+}
+
+/* ---------- the store fallback (rooms outside the buddy list) ---------- */
+
+typedef struct {
+  CatchupRoomKey *key;
+  GHashTable *values;   /* node key -> text; NULL when reading */
+} FallbackJob;
+
+static void
+fallback_job_free (gpointer data)
+{
+  FallbackJob *job = data;
+
+  catchup_room_key_free (job->key);
+  g_clear_pointer (&job->values, g_hash_table_unref);
+  g_free (job);
+}
+
+static gpointer
+read_fallback (CatchupStore *store, gpointer data, GError **error)
+{
+  FallbackJob *job = data;
+  g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  gint64 room = catchup_store_ensure_room (store, job->key->protocol, job->key->account, job->key->name, error);
+
+  if (room == 0)
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      GError *local = NULL;
+      char *text = catchup_store_get_setting (store, room, store_key (&settings[i]), &local);
+
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+      if (text != NULL)
+        g_hash_table_insert (values, (gpointer) settings[i].node_key, text);
+    }
+  return g_steal_pointer (&values);
+}
+
+static gpointer
+write_fallback (CatchupStore *store, gpointer data, GError **error)
+{
+  FallbackJob *job = data;
+  gint64 room = catchup_store_ensure_room (store, job->key->protocol, job->key->account, job->key->name, error);
+
+  if (room == 0)
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      const char *text = g_hash_table_lookup (job->values, settings[i].node_key);
+
+      if (!catchup_store_set_setting (store, room, store_key (&settings[i]), text, error))
+        return NULL;
+    }
+  return NULL;
+}
+
+static void
+cache_values (const CatchupRoomKey *key, GHashTable *values)
+{
+  if (fallback_cache == NULL)
+    return;
+  g_hash_table_insert (fallback_cache, catchup_room_key_spec (key), g_hash_table_ref (values));
+}
+
+static void
+fallback_read_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (CatchupRoomKey) key = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) values = NULL;
+
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
+  values = catchup_writer_call_finish (catchup_plugin.writer, result, &error);
+  if (values == NULL)
+    {
+      if (error != NULL)
+        purple_debug_warning ("catchup", "room settings: %s\n", error->message);
+      return;
+    }
+  cache_values (key, values);
+}
+
+void
+catchup_room_settings_prefetch (PurpleConversation *conv)
+{
+  FallbackJob *job;
+
+  if (catchup_plugin.writer == NULL || purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
+    return;
+  if (chat_node (purple_conversation_get_account (conv), purple_conversation_get_name (conv)) != NULL)
+    return;
+  job = g_new0 (FallbackJob, 1);
+  job->key = catchup_room_key_new (conv);
+  catchup_writer_call_async (catchup_plugin.writer, read_fallback, job, fallback_job_free,
+                             (GDestroyNotify) g_hash_table_unref, catchup_plugin.cancellable, fallback_read_done,
+                             catchup_room_key_copy (job->key));
+}
+
+static void
+save_fallback (PurpleAccount *account, const char *name, const CatchupRoomSettings *in)
+{
+  FallbackJob *job = g_new0 (FallbackJob, 1);
+
+  job->key = catchup_room_key_new_for (account, name, PURPLE_CONV_TYPE_CHAT);
+  job->values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    g_hash_table_insert (job->values, (gpointer) settings[i].node_key, to_text (in, &settings[i]));
+  cache_values (job->key, job->values);
+  if (catchup_plugin.writer != NULL)
+    catchup_writer_call_async (catchup_plugin.writer, write_fallback, job, fallback_job_free, NULL,
+                               catchup_plugin.cancellable, NULL, NULL);
+  else
+    fallback_job_free (job);
+}
+
+/* ---------- the dialog ---------- */
+
+typedef struct {
+  PurpleAccount *account;
+  char *name;
+} DialogTarget;
+
+/* Closing a request does not run its callbacks: the targets of dialogs still open are freed on unload. */
+static GList *open_targets;
+
+static void
+dialog_target_free (DialogTarget *target)
+{
+  open_targets = g_list_remove (open_targets, target);
+  g_free (target->name);
+  g_free (target);
+}
+
+static PurpleRequestField *
+field_for (const Setting *s, const CatchupRoomSettings *current)
+{
+  PurpleRequestField *field = NULL;
+
+  switch (s->kind)
+    {
+    case KIND_BOOL:
+      field = purple_request_field_bool_new (s->node_key, _(s->label), SLOT (current, s, gboolean));
+      break;
+    case KIND_INT:
+      field = purple_request_field_int_new (s->node_key, _(s->label), SLOT (current, s, int));
+      break;
+    case KIND_STRING:
+      field = purple_request_field_string_new (s->node_key, _(s->label), SLOT (current, s, char *), FALSE);
+      break;
+    case KIND_LENGTH:
+      field = purple_request_field_choice_new (s->node_key, _(s->label), SLOT (current, s, CatchupLength));
+      purple_request_field_choice_add (field, _("Short"));
+      purple_request_field_choice_add (field, _("Normal"));
+      purple_request_field_choice_add (field, _("Detailed"));
+      break;
+    }
+  return field;
+}
+
+static void
+read_fields (PurpleRequestFields *fields, CatchupRoomSettings *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      const Setting *s = &settings[i];
+      g_autofree char *text = NULL;
+
+      if (s->kind == KIND_BOOL)
+        text = g_strdup (purple_request_fields_get_bool (fields, s->node_key) ? "1" : "0");
+      else if (s->kind == KIND_STRING)
+        text = g_strdup (purple_request_fields_get_string (fields, s->node_key));
+      else if (s->kind == KIND_INT)
+        text = g_strdup_printf ("%d", purple_request_fields_get_integer (fields, s->node_key));
+      else
+        text = g_strdup_printf ("%d", purple_request_fields_get_choice (fields, s->node_key));
+      set_from_text (out, s, text ? g_strstrip (text) : "");
+    }
+}
+
+static gboolean
+account_exists (PurpleAccount *account)
+{
+  return g_list_find (purple_accounts_get_all (), account) != NULL;
+}
+
+static void
+dialog_saved (DialogTarget *target, PurpleRequestFields *fields)
+{
+  CatchupRoomSettings chosen = { 0 };
+  PurpleBlistNode *node;
+
+  if (account_exists (target->account))
+    {
+      read_fields (fields, &chosen);
+      node = chat_node (target->account, target->name);
+      if (node != NULL)
+        write_node (node, &chosen);
+      else
+        save_fallback (target->account, target->name, &chosen);
+      catchup_room_settings_clear (&chosen);
+    }
+  dialog_target_free (target);
+}
+
+static void
+dialog_cancelled (DialogTarget *target, PurpleRequestFields *fields)
+{
+  dialog_target_free (target);
+}
+
+void
+catchup_room_settings_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv)
+{
+  CatchupRoomSettings current;
+  PurpleRequestFields *fields = purple_request_fields_new ();
+  PurpleRequestFieldGroup *group = purple_request_field_group_new (NULL);
+  DialogTarget *target = g_new0 (DialogTarget, 1);
+  g_autofree char *primary = g_strdup_printf (_("Catch-up settings for %s"), name);
+
+  settings_for (account, name, &current);
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    purple_request_field_group_add_field (group, field_for (&settings[i], &current));
+  purple_request_fields_add_group (fields, group);
+  catchup_room_settings_clear (&current);
+
+  target->account = account;
+  target->name = g_strdup (name);
+  open_targets = g_list_prepend (open_targets, target);
+  purple_request_fields (catchup_plugin.plugin, _("Catch-up settings"), primary, NULL, fields,
+                         _("_Save"), G_CALLBACK (dialog_saved), _("_Cancel"), G_CALLBACK (dialog_cancelled),
+                         account, NULL, conv, target);
+}
+
+/* ---------- menus ---------- */
+
+static void
+menu_activated (PurpleBlistNode *node, gpointer data)
+{
+  PurpleChat *chat = (PurpleChat *) node;
+  PurpleAccount *account = purple_chat_get_account (chat);
+  PurplePluginProtocolInfo *prpl = NULL;
+  PurplePlugin *plugin = purple_find_prpl (purple_account_get_protocol_id (account));
+  g_autofree char *name = NULL;
+
+  if (plugin != NULL)
+    prpl = PURPLE_PLUGIN_PROTOCOL_INFO (plugin);
+  /* The room's name as its conversation will carry it. */
+  if (prpl != NULL && prpl->get_chat_name != NULL)
+    name = prpl->get_chat_name (purple_chat_get_components (chat));
+  if (name == NULL)
+    name = g_strdup (purple_chat_get_name (chat));
+  catchup_room_settings_dialog (account, name, NULL);
+}
+
+static void
+on_blist_menu (PurpleBlistNode *node, GList **menu, gpointer data)
+{
+  if (!PURPLE_BLIST_NODE_IS_CHAT (node))
+    return;
+  *menu = g_list_append (*menu, purple_menu_action_new (_("Catch-up settings…"), PURPLE_CALLBACK (menu_activated),
+                                                        NULL, NULL));
+}
+
+static void
+conv_menu_activated (PurpleConversation *conv, gpointer data)
+{
+  catchup_room_settings_dialog (purple_conversation_get_account (conv), purple_conversation_get_name (conv), conv);
+}
+
+static void
+on_conv_menu (PurpleConversation *conv, GList **menu, gpointer data)
+{
+  if (purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
+    return;
+  *menu = g_list_append (*menu, purple_menu_action_new (_("Catch-up settings…"),
+                                                        PURPLE_CALLBACK (conv_menu_activated), NULL, NULL));
+}
+
+void
+catchup_room_settings_start (PurplePlugin *plugin)
+{
+  fallback_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_hash_table_unref);
+  purple_signal_connect (purple_blist_get_handle (), "blist-node-extended-menu", plugin,
+                         PURPLE_CALLBACK (on_blist_menu), NULL);
+  purple_signal_connect (purple_conversations_get_handle (), "conversation-extended-menu", plugin,
+                         PURPLE_CALLBACK (on_conv_menu), NULL);
+  for (GList *l = purple_get_chats (); l != NULL; l = l->next)
+    catchup_room_settings_prefetch (l->data);
+}
+
+void
+catchup_room_settings_stop (void)
+{
+  purple_request_close_with_handle (catchup_plugin.plugin);
+  while (open_targets != NULL)
+    dialog_target_free (open_targets->data);
+  g_clear_pointer (&fallback_cache, g_hash_table_unref);
+}

@@ -1,0 +1,397 @@
+#include "config.h"
+
+#include "catchup-plugin-private.h"
+
+#include <string.h>
+
+#include <connection.h>
+#include <debug.h>
+#include <eventloop.h>
+#include <prefs.h>
+#include <util.h>
+
+/* Lines that are never chat turns: libpurple's own notices, errors, and whatever asked not to be logged
+ * (OTR and similar plugins, and this plugin's own output). */
+#define NEVER_INDEXED (PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_ERROR | PURPLE_MESSAGE_NO_LOG)
+
+/* What the automatic catch-up remembers about a room while the plugin is loaded. */
+typedef struct {
+  CatchupRoomKey *key;
+  guint settle_id;      /* quiet-period timer after a join; 0 when not waiting */
+  gint64 last_auto;     /* monotonic microseconds of the last automatic catch-up */
+} RoomState;
+
+static GHashTable *room_states; /* room spec -> RoomState */
+
+static void
+room_state_free (RoomState *state)
+{
+  if (state->settle_id != 0)
+    purple_timeout_remove (state->settle_id);
+  catchup_room_key_free (state->key);
+  g_free (state);
+}
+
+static RoomState *
+room_state (PurpleConversation *conv, gboolean create)
+{
+  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
+  g_autofree char *spec = catchup_room_key_spec (key);
+  RoomState *state = g_hash_table_lookup (room_states, spec);
+
+  if (state == NULL && create)
+    {
+      state = g_new0 (RoomState, 1);
+      state->key = g_steal_pointer (&key);
+      g_hash_table_insert (room_states, g_steal_pointer (&spec), state);
+    }
+  return state;
+}
+
+/* ---------- indexing ---------- */
+
+/* The time the message was sent: no signal carries the server's timestamp (XMPP playback keeps the original
+ * one), but the conversation's newest history entry, added just before wrote-*-msg, does. */
+static gint64
+message_time (PurpleConversation *conv, PurpleMessageFlags flags)
+{
+  GList *history = purple_conversation_get_message_history (conv);
+  PurpleConvMessage *newest = history ? history->data : NULL;
+
+  if (newest != NULL && purple_conversation_message_get_flags (newest) == flags)
+    return purple_conversation_message_get_timestamp (newest);
+  return time (NULL);
+}
+
+static char *
+speaker_alias (PurpleConversation *conv, const char *who)
+{
+  PurpleConvChatBuddy *cb;
+  const char *alias = NULL;
+
+  if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_CHAT)
+    {
+      cb = purple_conv_chat_cb_find (PURPLE_CONV_CHAT (conv), who);
+      alias = cb ? cb->alias : NULL;
+    }
+  return alias && *alias && g_strcmp0 (alias, who) != 0 ? g_strdup (alias) : NULL;
+}
+
+static CatchupMessage *
+message_from (PurpleConversation *conv, const char *who, const char *markup, PurpleMessageFlags flags)
+{
+  g_autofree char *text = purple_markup_strip_html (markup);
+  CatchupMessage *msg;
+  guint mflags = 0;
+  const char *body;
+
+  g_strstrip (text);
+  body = text;
+  if (g_str_has_prefix (body, "/me "))
+    {
+      mflags |= CATCHUP_MESSAGE_ACTION;
+      body += strlen ("/me ");
+    }
+  if (*body == '\0')
+    return NULL;
+  if (flags & PURPLE_MESSAGE_SEND)
+    mflags |= CATCHUP_MESSAGE_OWN;
+  if (flags & PURPLE_MESSAGE_DELAYED)
+    mflags |= CATCHUP_MESSAGE_DELAYED;
+  /* No id: the store derives a stable one from time, speaker and text, so playback is stored once. */
+  msg = catchup_message_new (NULL, message_time (conv, flags), who, body);
+  msg->alias = speaker_alias (conv, who);
+  msg->flags = mflags;
+  return msg;
+}
+
+static gboolean
+wants_index (PurpleConversation *conv)
+{
+  CatchupRoomSettings settings;
+  gboolean index;
+
+  if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_IM
+      && !purple_prefs_get_bool (CATCHUP_PREF_INDEX_IMS))
+    return FALSE;
+  catchup_room_settings_get (conv, &settings);
+  index = settings.index;
+  catchup_room_settings_clear (&settings);
+  return index;
+}
+
+static void
+index_message (PurpleConversation *conv, const char *who, const char *markup, PurpleMessageFlags flags)
+{
+  g_autoptr (CatchupRoomKey) key = NULL;
+  CatchupMessage *msg;
+
+  if (catchup_plugin.writer == NULL || (flags & NEVER_INDEXED) || who == NULL || *who == '\0' || markup == NULL)
+    return;
+  if (!wants_index (conv))
+    return;
+  msg = message_from (conv, who, markup, flags);
+  if (msg == NULL)
+    return;
+  if ((flags & PURPLE_MESSAGE_SEND) && catchup_output_take_echo (conv, msg->text))
+    {
+      catchup_message_free (msg);
+      return;
+    }
+  key = catchup_room_key_new (conv);
+  /* Speaking is being present; playback of old own lines only moves it forward if they are newer. */
+  if (flags & PURPLE_MESSAGE_SEND)
+    catchup_writer_mark_present (catchup_plugin.writer, key->protocol, key->account, key->name, msg->ts);
+  catchup_writer_add (catchup_plugin.writer, key->protocol, key->account, key->name, msg);
+}
+
+/* ---------- the automatic catch-up on rejoin ---------- */
+
+typedef struct {
+  CatchupRoomKey *key;
+  char *spec;
+} CountJob;
+
+typedef struct {
+  gint64 last_present;
+  gint64 count;
+} CountResult;
+
+static void
+count_job_free (gpointer data)
+{
+  CountJob *job = data;
+
+  catchup_room_key_free (job->key);
+  g_free (job->spec);
+  g_free (job);
+}
+
+/* On the writer thread: how many turns of others arrived since the user was last present. */
+static gpointer
+count_since_present (CatchupStore *store, gpointer data, GError **error)
+{
+  CountJob *job = data;
+  g_autoptr (CatchupRoomInfo) info = NULL;
+  g_autoptr (GPtrArray) since = NULL;
+  CountResult *result = g_new0 (CountResult, 1);
+  gint64 room = catchup_store_find_room (store, job->spec, NULL);
+
+  if (room == 0 || (info = catchup_store_room_info (store, room, NULL)) == NULL || info->last_present == 0)
+    return result;
+  result->last_present = info->last_present;
+  since = catchup_store_since (store, room, info->last_present + 1, error);
+  if (since == NULL)
+    {
+      g_free (result);
+      return NULL;
+    }
+  for (guint i = 0; i < since->len; i++)
+    if (!(((CatchupMessage *) since->pdata[i])->flags & (CATCHUP_MESSAGE_OWN | CATCHUP_MESSAGE_EVENT)))
+      result->count++;
+  return result;
+}
+
+static void
+count_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (CatchupRoomKey) key = data;
+  g_autoptr (GError) error = NULL;
+  g_autofree CountResult *result = NULL;
+  CatchupRoomSettings settings;
+  PurpleConversation *conv;
+  RoomState *state;
+
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (res))))
+    return;
+  result = catchup_writer_call_finish (catchup_plugin.writer, res, &error);
+  conv = catchup_room_key_find_conv (key);
+  if (result == NULL || conv == NULL || result->last_present == 0)
+    return;
+  catchup_room_settings_get (conv, &settings);
+  state = room_state (conv, TRUE);
+  purple_debug_info ("catchup", "%s: %" G_GINT64_FORMAT " messages since last present (threshold %d)\n",
+                     key->name, result->count, settings.threshold);
+  if (settings.auto_catchup && result->count >= settings.threshold
+      && (state->last_auto == 0
+          || g_get_monotonic_time () - state->last_auto
+             >= (gint64) purple_prefs_get_int (CATCHUP_PREF_COOLDOWN) * G_USEC_PER_SEC))
+    {
+      CatchupWindow window = { .kind = CATCHUP_WINDOW_SINCE, .since = result->last_present + 1,
+                               .max_messages = settings.max_window };
+
+      state->last_auto = g_get_monotonic_time ();
+      catchup_run (conv, &window, FALSE, TRUE);
+    }
+  catchup_room_settings_clear (&settings);
+}
+
+static gboolean
+settled (gpointer data)
+{
+  RoomState *state = data;
+  CountJob *job;
+
+  state->settle_id = 0;
+  if (catchup_plugin.writer == NULL)
+    return FALSE;
+  job = g_new0 (CountJob, 1);
+  job->key = catchup_room_key_copy (state->key);
+  job->spec = catchup_room_key_spec (state->key);
+  catchup_writer_call_async (catchup_plugin.writer, count_since_present, job, count_job_free, g_free,
+                             catchup_plugin.cancellable, count_done, catchup_room_key_copy (state->key));
+  return FALSE;
+}
+
+/* (Re)starts the quiet period: history playback arrives in a burst right after joining. */
+static void
+settle_later (RoomState *state)
+{
+  if (state->settle_id != 0)
+    purple_timeout_remove (state->settle_id);
+  state->settle_id = purple_timeout_add (MAX (purple_prefs_get_int (CATCHUP_PREF_SETTLE_MS), 1), settled, state);
+}
+
+/* ---------- presence ---------- */
+
+void
+catchup_signals_mark_present (PurpleConversation *conv)
+{
+  g_autoptr (CatchupRoomKey) key = NULL;
+
+  if (catchup_plugin.writer == NULL || purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
+    return;
+  key = catchup_room_key_new (conv);
+  catchup_writer_mark_present (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL));
+}
+
+static void
+record_event (PurpleConversation *conv, CatchupRoomEventKind kind, const char *nick, const char *detail)
+{
+  g_autoptr (CatchupRoomKey) key = NULL;
+
+  if (catchup_plugin.writer == NULL || nick == NULL || !wants_index (conv))
+    return;
+  key = catchup_room_key_new (conv);
+  catchup_writer_add_event (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL), kind, nick,
+                            detail);
+}
+
+/* ---------- signal handlers ---------- */
+
+static void
+on_wrote_chat (PurpleAccount *account, const char *who, const char *message, PurpleConversation *conv,
+               PurpleMessageFlags flags, gpointer data)
+{
+  RoomState *state = room_state (conv, FALSE);
+
+  index_message (conv, who, message, flags);
+  if (state != NULL && state->settle_id != 0)
+    settle_later (state);
+}
+
+static void
+on_wrote_im (PurpleAccount *account, const char *who, const char *message, PurpleConversation *conv,
+             PurpleMessageFlags flags, gpointer data)
+{
+  index_message (conv, who, message, flags);
+}
+
+static void
+on_chat_joined (PurpleConversation *conv, gpointer data)
+{
+  CatchupRoomSettings settings;
+
+  catchup_room_settings_prefetch (conv);
+  catchup_room_settings_get (conv, &settings);
+  if (settings.auto_catchup)
+    settle_later (room_state (conv, TRUE));
+  catchup_room_settings_clear (&settings);
+}
+
+static void
+on_chat_left (PurpleConversation *conv, gpointer data)
+{
+  RoomState *state = room_state (conv, FALSE);
+
+  if (state != NULL && state->settle_id != 0)
+    {
+      purple_timeout_remove (state->settle_id);
+      state->settle_id = 0;
+    }
+  catchup_signals_mark_present (conv);
+}
+
+static void
+on_deleting_conversation (PurpleConversation *conv, gpointer data)
+{
+  if (purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
+    return;
+  /* Closing the window leaves the room, without a chat-left signal. */
+  on_chat_left (conv, NULL);
+}
+
+static void
+on_buddy_joined (PurpleConversation *conv, const char *name, PurpleConvChatBuddyFlags flags, gboolean new_arrival,
+                 gpointer data)
+{
+  /* The roster sent on our own join is not news. */
+  if (new_arrival)
+    record_event (conv, CATCHUP_ROOM_EVENT_JOIN, name, NULL);
+}
+
+static void
+on_buddy_left (PurpleConversation *conv, const char *name, const char *reason, gpointer data)
+{
+  record_event (conv, CATCHUP_ROOM_EVENT_PART, name, reason);
+}
+
+static void
+on_buddy_renamed (PurpleConversation *conv, const char *old_name, const char *new_name, const char *new_alias,
+                  gpointer data)
+{
+  g_autoptr (CatchupRoomKey) key = NULL;
+
+  if (catchup_plugin.writer == NULL || old_name == NULL || new_name == NULL || !wants_index (conv))
+    return;
+  key = catchup_room_key_new (conv);
+  catchup_writer_add_nick_change (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL),
+                                  old_name, new_name);
+}
+
+static void
+on_signing_off (PurpleConnection *gc, gpointer data)
+{
+  PurpleAccount *account = purple_connection_get_account (gc);
+
+  for (GList *l = purple_get_chats (); l != NULL; l = l->next)
+    if (purple_conversation_get_account (l->data) == account)
+      catchup_signals_mark_present (l->data);
+}
+
+void
+catchup_signals_start (PurplePlugin *plugin)
+{
+  void *convs = purple_conversations_get_handle ();
+
+  room_states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) room_state_free);
+  purple_signal_connect (convs, "wrote-chat-msg", plugin, PURPLE_CALLBACK (on_wrote_chat), NULL);
+  purple_signal_connect (convs, "wrote-im-msg", plugin, PURPLE_CALLBACK (on_wrote_im), NULL);
+  purple_signal_connect (convs, "chat-joined", plugin, PURPLE_CALLBACK (on_chat_joined), NULL);
+  purple_signal_connect (convs, "chat-left", plugin, PURPLE_CALLBACK (on_chat_left), NULL);
+  purple_signal_connect (convs, "deleting-conversation", plugin, PURPLE_CALLBACK (on_deleting_conversation), NULL);
+  purple_signal_connect (convs, "chat-buddy-joined", plugin, PURPLE_CALLBACK (on_buddy_joined), NULL);
+  purple_signal_connect (convs, "chat-buddy-left", plugin, PURPLE_CALLBACK (on_buddy_left), NULL);
+  purple_signal_connect (convs, "chat-buddy-renamed", plugin, PURPLE_CALLBACK (on_buddy_renamed), NULL);
+  purple_signal_connect (purple_connections_get_handle (), "signing-off", plugin, PURPLE_CALLBACK (on_signing_off),
+                         NULL);
+}
+
+void
+catchup_signals_stop (void)
+{
+  /* Unloading ends presence in every open room just as leaving would. */
+  for (GList *l = purple_get_chats (); l != NULL; l = l->next)
+    catchup_signals_mark_present (l->data);
+  g_clear_pointer (&room_states, g_hash_table_unref);
+}
