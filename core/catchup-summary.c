@@ -491,6 +491,17 @@ opens_off_topic (const char *clean)
          g_str_has_prefix (folded, "ot:") || g_str_has_prefix (folded, "[ot]");
 }
 
+/* "done", "not yet" right after someone's question or request: it belongs to that line, not a line of its own. */
+static gboolean
+is_short_answer (GArray *cands, GPtrArray *window, guint index, const char *clean)
+{
+  if (count_words (clean) > 3 || cands->len == 0)
+    return FALSE;
+  const Candidate *prev = &g_array_index (cands, Candidate, cands->len - 1);
+  return (prev->worth == CATCHUP_WORTH_QUESTION || prev->worth == CATCHUP_WORTH_REQUEST) && prev->score > 0 &&
+         is_reply_to (window, prev->index, index);
+}
+
 /* An off-topic aside runs until the room goes quiet for a while. */
 #define ASIDE_PAUSE (15 * 60)
 
@@ -511,7 +522,7 @@ make_candidates (GPtrArray *window, CatchupMemory *mem, const LengthProfile *pro
     strip_trailing_urls (c.clean);
     aside = opens_off_topic (c.clean) || (aside && msg->ts - prev_ts <= ASIDE_PAUSE);
     prev_ts = msg->ts;
-    c.score = aside ? 0 : classify (msg->speaker, c.clean, &c.worth);
+    c.score = aside || is_short_answer (cands, window, i, c.clean) ? 0 : classify (msg->speaker, c.clean, &c.worth);
     c.gaps = gaps_of_utterance (mem, msg);
     if (c.gaps->len > 0)
       c.score += 5;  /* a line whose reference the summary can spell out is what the memory is for */
@@ -589,7 +600,19 @@ typedef struct {
   CatchupMemory *mem;
   const LengthProfile *profile;
   gint64 window_start;
+  const char *time_format;  /* of a window message */
+  GArray *cands;
 } Resolver;
+
+/* The candidate made from window message index, if that message is a turn. */
+static const Candidate *
+candidate_at (GArray *cands, guint index)
+{
+  for (guint i = 0; i < cands->len && g_array_index (cands, Candidate, i).index <= index; i++)
+    if (g_array_index (cands, Candidate, i).index == index)
+      return &g_array_index (cands, Candidate, i);
+  return NULL;
+}
 
 /* Memory turns kept for gap g (specific); all turns when the memory was built without gap bookkeeping. */
 static GPtrArray *
@@ -727,11 +750,9 @@ is_group_matter (const Candidate *c)
   return has_phrase (folded, "we") || has_phrase (folded, "let's") || has_phrase (folded, "we'll");
 }
 
-static GPtrArray *
-context_for (const Resolver *r, const Candidate *c, GPtrArray *window)
+static void
+add_gap_context (GPtrArray *ctx, const Resolver *r, const Candidate *c)
 {
-  GPtrArray *ctx = g_ptr_array_new_with_free_func (g_free);
-
   for (guint i = 0; r->mem && i < c->gaps->len; i++) {
     guint g = g_array_index (c->gaps, guint, i);
     g_autoptr (GPtrArray) extra = g_ptr_array_new_with_free_func (g_free);
@@ -740,7 +761,12 @@ context_for (const Resolver *r, const Candidate *c, GPtrArray *window)
       g_ptr_array_add (ctx, line);
     g_ptr_array_extend_and_steal (ctx, g_steal_pointer (&extra));
   }
-  /* Only others' assent turns one person's proposal into something agreed. */
+}
+
+/* Only others' assent turns one person's proposal into something agreed. */
+static void
+add_agreement (GPtrArray *ctx, const Candidate *c, GPtrArray *window)
+{
   if (is_group_matter (c)) {
     g_autoptr (GPtrArray) yes = repliers (window, c->index, TRUE);
     g_autoptr (GString) names = g_string_new (NULL);
@@ -753,6 +779,43 @@ context_for (const Resolver *r, const Candidate *c, GPtrArray *window)
       /* Translators: who assented to the line above, e.g. "agreed: pbaird, tkovac" */
       g_ptr_array_add (ctx, g_strdup_printf (_("agreed: %s"), names->str));
   }
+}
+
+/* A question or request with its answer. A substantial answer is a line of its own; a short one ("not yet",
+ * "ok") is quoted here, with its speaker, so that nobody's "yes" floats free. */
+static void
+add_reply (GPtrArray *ctx, const Resolver *r, const Candidate *c, GPtrArray *window)
+{
+  gboolean answered = FALSE;
+
+  if (c->worth != CATCHUP_WORTH_QUESTION && c->worth != CATCHUP_WORTH_REQUEST)
+    return;
+  for (guint j = c->index + 1; j < window->len && !answered; j++) {
+    CatchupMessage *m = window->pdata[j];
+    answered = is_turn (m) && g_strcmp0 (m->speaker, c->msg->speaker) != 0;
+    if (!answered || !is_reply_to (window, c->index, j))
+      continue;
+    const Candidate *reply = candidate_at (r->cands, j);
+    if (!reply || reply->score > 0)
+      return;
+    g_autofree char *text = excerpt (reply->clean, NULL, r->profile->context_chars);
+    g_autofree char *who = sanitize (m->speaker);
+    g_autofree char *when = format_time (m->ts, r->time_format);
+    /* Translators: a short answer to the line above: "reply: tkovac (10:21): yes, both" */
+    g_ptr_array_add (ctx, g_strdup_printf (_("reply: %s (%s): %s"), who, when, text));
+  }
+  if (!answered)
+    /* Translators: a question or request nobody has answered in the window */
+    g_ptr_array_add (ctx, g_strdup (_("no reply yet")));
+}
+
+static GPtrArray *
+context_for (const Resolver *r, const Candidate *c, GPtrArray *window)
+{
+  GPtrArray *ctx = g_ptr_array_new_with_free_func (g_free);
+  add_gap_context (ctx, r, c);
+  add_agreement (ctx, c, window);
+  add_reply (ctx, r, c, window);
   return ctx;
 }
 
@@ -891,11 +954,12 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, CatchupLength
   g_autoptr (GArray) cands = make_candidates (window, mem, profile);
   gint64 first = cands->len ? g_array_index (cands, Candidate, 0).msg->ts : 0;
   gint64 last = cands->len ? g_array_index (cands, Candidate, cands->len - 1).msg->ts : 0;
-  Resolver resolver = { mem, profile, first };
+  gboolean spans_days = utc_day (first) != utc_day (last);
+  Resolver resolver = { mem, profile, first, spans_days ? C_("time", "%a %H:%M") : "%H:%M", cands };
   ContextData context = { &resolver, window };
   gboolean with_participants = length != CATCHUP_LENGTH_SHORT && counts->len > 1;
 
-  summary->headline = make_headline (cands->len, counts->len, first, last, utc_day (first) != utc_day (last));
+  summary->headline = make_headline (cands->len, counts->len, first, last, spans_days);
   summary->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) summary_line_free);
   if (with_participants)
     g_ptr_array_add (summary->lines, participants_line (counts));

@@ -192,6 +192,31 @@ test_agreement (void)
   g_assert_cmpuint (proposed->context->len, ==, 0);
 }
 
+static void
+test_reply (void)
+{
+  const Row rows[] = {
+    { "r1", T0, "ines", "can you restart the exporter on db2?" },
+    { "r2", T0 + 60, "bert", "done" },
+    { "r3", T0 + 120, "carl", "the dashboards for the billing cluster were empty for an hour this morning" },
+    { "r4", T0 + 180, "dana", "who is on call for the payment gateway this weekend?" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *asked = line_for (s, "r1");
+  const CatchupSummaryLine *open = line_for (s, "r4");
+
+  assert_attributed (s, window);
+  /* bert's "done" is his, quoted under the request it answers, not a line floating on its own. */
+  g_assert_null (line_for (s, "r2"));
+  g_assert_nonnull (asked);
+  g_assert_cmpuint (asked->context->len, ==, 1);
+  g_assert_nonnull (strstr (asked->context->pdata[0], "bert (09:01): done"));
+  g_assert_nonnull (open);
+  g_assert_cmpuint (open->context->len, ==, 1);
+  g_assert_cmpstr (open->context->pdata[0], ==, "no reply yet");
+}
+
 /* A long day of a busy room: many worthy messages from several people. */
 static GPtrArray *
 busy_window (guint n)
@@ -413,6 +438,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/catchup/summary/attribution", test_attribution);
   g_test_add_func ("/catchup/summary/agreement", test_agreement);
+  g_test_add_func ("/catchup/summary/reply", test_reply);
   g_test_add_func ("/catchup/summary/length", test_length);
   g_test_add_func ("/catchup/summary/gap-context", test_gap_context);
   g_test_add_func ("/catchup/summary/revised", test_revised);
