@@ -379,6 +379,7 @@ typedef struct {
   GRegex *timed;     /* [channel date] [HH:MM(:SS)] rest */
   GRegex *say;       /* <nick> text */
   GRegex *action;    /* * nick text */
+  GRegex *notice;    /* -nick- text */
   GRegex *event;     /* === nick rest */
   GRegex *presence;  /* [user@host] has joined|left|quit ... */
   GRegex *renamed;   /* is now known as new */
@@ -394,7 +395,7 @@ static GRegex *
 compile (const char *pattern)
 {
   g_autoptr (GError) error = NULL;
-  GRegex *regex = g_regex_new (pattern, G_REGEX_OPTIMIZE, 0, &error);
+  GRegex *regex = g_regex_new (pattern, 0, 0, &error);
 
   g_assert_no_error (error); /* the patterns are constants */
   return regex;
@@ -403,9 +404,11 @@ compile (const char *pattern)
 static void
 irc_init (IrcImport *job)
 {
-  job->timed = compile ("^(?:\\S+\\s+(\\d{4}-\\d\\d-\\d\\d)\\s+)?\\[(\\d\\d?):(\\d\\d)(?::(\\d\\d))?\\]\\s*(.*)$");
+  job->timed = compile ("^(?:[^\\s<\\[*=-]\\S*\\s+(\\d{4}-\\d\\d-\\d\\d)\\s+)?"
+                        "(?:\\[(\\d\\d?):(\\d\\d)(?::(\\d\\d))?\\]\\s*)?(.*)$");
   job->say = compile ("^<\\s*[@+%~&]?([^>\\s]+)\\s*>\\s*(.*)$");
-  job->action = compile ("^\\*\\s+(\\S+)\\s*(.*)$");
+  job->action = compile ("^\\*\\s*([^\\s*]\\S*)\\s*(.*)$");
+  job->notice = compile ("^-([^\\s!-]\\S*?)-\\s+(.*)$");
   job->event = compile ("^(?:===|\\*\\*\\*|-!-)\\s+(\\S+)\\s+(.*)$");
   job->presence = compile ("^(?:\\[[^\\]]*\\]|\\([^)]*\\))?\\s*has (joined|left|quit)\\s*(\\S*?)\\s*"
                            "(?:\\[(.*)\\]|\\((.*)\\))?$");
@@ -420,6 +423,7 @@ irc_clear (IrcImport *job)
   g_regex_unref (job->timed);
   g_regex_unref (job->say);
   g_regex_unref (job->action);
+  g_regex_unref (job->notice);
   g_regex_unref (job->event);
   g_regex_unref (job->presence);
   g_regex_unref (job->renamed);
@@ -434,56 +438,85 @@ parse_day (const char *text, gint64 *out)
   return strlen (text) == 10 && catchup_time_parse_iso (iso, out);
 }
 
-/* Sets job->ts from the line's time (or keeps the previous one) and returns the rest of the line. */
+static gboolean
+no_date (GError **error)
+{
+  g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("no date is known for this line"));
+  return FALSE;
+}
+
+/* A "channel YYYY-MM-DD" prefix names the line's day: no rollover guess is needed for it. */
+static gboolean
+irc_day (IrcImport *job, const char *date, GError **error)
+{
+  gint64 day;
+
+  if (!parse_day (date, &day))
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s” is not a date"), date);
+      return FALSE;
+    }
+  if (!job->have_day || day != job->day)
+    {
+      job->day = day;
+      job->prev_time = -1;
+      job->have_ts = FALSE;
+    }
+  job->have_day = TRUE;
+  return TRUE;
+}
+
+static gboolean
+irc_clock (IrcImport *job, const char *hh, const char *mm, const char *ss, gboolean dated, GError **error)
+{
+  gint h = atoi (hh), m = atoi (mm), sec = *ss ? atoi (ss) : 0;
+  gint secs = h * 3600 + m * 60 + sec;
+
+  if (h > 23 || m > 59 || sec > 60)
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s:%s” is not a time of day"), hh, mm);
+      return FALSE;
+    }
+  if (!job->have_day)
+    return no_date (error);
+  if (!dated && secs < job->prev_time)
+    job->day += SECONDS_PER_DAY; /* logs are chronological: an earlier time is past midnight */
+  job->prev_time = secs;
+  job->ts = job->day + secs;
+  job->have_ts = TRUE;
+  return TRUE;
+}
+
+/* Sets job->ts from the line's day and time (an untimed line keeps the previous time) and returns the rest. */
 static char *
 irc_time (IrcImport *job, const char *line, GError **error)
 {
   g_autoptr (GMatchInfo) match = NULL;
   g_autofree char *date = NULL, *hh = NULL, *mm = NULL, *ss = NULL;
-  gint secs;
 
   if (!g_regex_match (job->timed, line, 0, &match))
-    {
-      if (!job->have_ts && job->have_day)
-        {
-          job->ts = job->day;
-          job->have_ts = TRUE;
-        }
-      if (job->have_ts)
-        return g_strdup (line);
-      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("no date is known for this line"));
-      return NULL;
-    }
+    g_return_val_if_reached (NULL); /* every part of the pattern is optional */
   date = g_match_info_fetch (match, 1);
   hh = g_match_info_fetch (match, 2);
   mm = g_match_info_fetch (match, 3);
   ss = g_match_info_fetch (match, 4);
-  secs = atoi (hh) * 3600 + atoi (mm) * 60 + (*ss ? atoi (ss) : 0);
-  if (atoi (hh) > 23 || atoi (mm) > 59 || (*ss && atoi (ss) > 60))
+  if (*date && !irc_day (job, date, error))
+    return NULL;
+  if (*hh)
     {
-      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s:%s” is not a time of day"), hh, mm);
-      return NULL;
+      if (!irc_clock (job, hh, mm, ss, *date != '\0', error))
+        return NULL;
     }
-  if (*date)
+  else if (!job->have_ts)
     {
-      /* A line that names its day needs no rollover guess. */
-      if (!parse_day (date, &job->day))
+      if (!job->have_day)
         {
-          g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s” is not a date"), date);
+          no_date (error);
           return NULL;
         }
-      job->have_day = TRUE;
+      job->ts = job->day;
+      job->have_ts = TRUE;
     }
-  else if (!job->have_day)
-    {
-      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("no date is known for this line"));
-      return NULL;
-    }
-  else if (secs < job->prev_time)
-    job->day += SECONDS_PER_DAY; /* logs are chronological: an earlier time is past midnight */
-  job->prev_time = secs;
-  job->ts = job->day + secs;
-  job->have_ts = TRUE;
   return g_match_info_fetch (match, 5);
 }
 
@@ -548,7 +581,7 @@ irc_event (IrcImport *job, const char *nick, const char *rest, GError **error)
   return irc_message (job, nick, rest, CATCHUP_MESSAGE_ACTION, error);
 }
 
-typedef enum { IRC_SAY, IRC_ACTION, IRC_EVENT } IrcKind;
+typedef enum { IRC_SAY, IRC_NOTICE, IRC_ACTION, IRC_EVENT } IrcKind;
 
 static gboolean
 irc_line (const char *line, guint64 number, gpointer data, GError **error)
@@ -556,7 +589,9 @@ irc_line (const char *line, guint64 number, gpointer data, GError **error)
   IrcImport *job = data;
   g_autoptr (GError) bad = NULL;
   g_autofree char *rest = NULL;
-  GRegex *forms[] = { [IRC_SAY] = job->say, [IRC_ACTION] = job->action, [IRC_EVENT] = job->event };
+  GRegex *forms[] = {
+    [IRC_SAY] = job->say, [IRC_NOTICE] = job->notice, [IRC_ACTION] = job->action, [IRC_EVENT] = job->event,
+  };
 
   /* Logger banners ("--- Log opened ...", "--- Day changed ...") carry nothing to store. */
   if (g_str_has_prefix (line, "--- "))

@@ -49,7 +49,8 @@ gboolean catchup_import_jsonl_stream (CatchupStore *store, GInputStream *input, 
                                       CatchupImportResult *result, GCancellable *cancellable, GError **error);
 
 /*
- * Plain IRC logs into room: "[HH:MM] <nick> text" or "[HH:MM:SS] ...", "* nick action", and the event
+ * Plain IRC logs into room: "[HH:MM] <nick> text" or "[HH:MM:SS] ...", "* nick action" (stored with
+ * CATCHUP_MESSAGE_ACTION, text without the nick), "-nick- notice", and the event
  * lines "=== nick [user@host] has joined #c" / "has left #c [reason]" / "has quit [reason]" /
  * "=== old is now known as new" (also introduced by "***" or "-!-"); other "=== nick ..." lines are actions.
  * Lines may carry their own date as "channel YYYY-MM-DD [HH:MM:SS] ...". date ("YYYY-MM-DD", UTC) is the day

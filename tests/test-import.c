@@ -356,19 +356,29 @@ test_irc_inline_dates (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GInputStream) input = stream_of ("proj 2021-03-04 [10:00:01] <ann>\t hello  \n"
                                               "proj 2021-03-04 [09:00:00] <bob>\t earlier, same day \n"
-                                              "proj 2021-03-05 [08:00:00] * ann waves\n");
+                                              "proj 2021-03-05 [08:00:00] *ann \twaves\n"
+                                              "proj 2021-03-06 === ann is now known as ann_\n"
+                                              "proj 2021-03-06 [07:00:00] -evalbot- 42\n");
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) msgs = NULL;
   gint64 room = import_room (fx->store, "proj");
 
   g_assert_true (catchup_import_irc_stream (fx->store, input, room, NULL, fx->result, NULL, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (fx->result->inserted, ==, 3);
+  g_assert_cmpuint (fx->result->inserted, ==, 4);
+  g_assert_cmpuint (fx->result->events, ==, 1);
+  g_assert_cmpuint (fx->result->malformed, ==, 0);
   msgs = all_messages (fx->store, room);
   g_assert_cmpint (nth (msgs, 0)->ts, ==, utc ("2021-03-04T09:00:00Z"));
   g_assert_cmpstr (nth (msgs, 1)->text, ==, "hello");
   g_assert_cmpint (nth (msgs, 2)->ts, ==, utc ("2021-03-05T08:00:00Z"));
+  g_assert_cmpstr (nth (msgs, 2)->speaker, ==, "ann");
+  g_assert_cmpstr (nth (msgs, 2)->text, ==, "waves");
   g_assert_cmpuint (nth (msgs, 2)->flags, ==, CATCHUP_MESSAGE_ACTION);
+  g_assert_cmpstr (nth (msgs, 3)->speaker, ==, "evalbot");
+  g_assert_cmpstr (nth (msgs, 3)->text, ==, "42");
+  g_assert_cmpint (sql_count (fx->store, "SELECT ts FROM nicks WHERE new_nick = 'ann_'"), ==,
+                   utc ("2021-03-06T00:00:00Z"));
 }
 
 static void
