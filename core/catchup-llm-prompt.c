@@ -1,0 +1,359 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "catchup-error.h"
+#include "catchup-llm-prompt.h"
+#include "catchup-message.h"
+#include "catchup-text.h"
+
+/* Ids, times and JSON punctuation around each turn's own tokens. */
+#define TURN_OVERHEAD_TOKENS 16
+
+static char *
+read_template (const char *path, gboolean *found, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *text = NULL;
+
+  *found = FALSE;
+  if (!g_file_get_contents (path, &text, NULL, &local))
+    {
+      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return NULL;
+      *found = TRUE;
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_IO, _("Could not read the prompt template %s: %s"), path,
+                   local->message);
+      return NULL;
+    }
+  *found = TRUE;
+  return g_utf8_make_valid (text, -1);
+}
+
+char *
+catchup_llm_prompt_load (const char *name, GError **error)
+{
+  const char *data_dir = g_getenv (CATCHUP_DATA_DIR_ENV);
+  g_autofree char *user = g_build_filename (g_get_user_config_dir (), "purple-catchup", "prompts", name, NULL);
+  g_autofree char *env = data_dir && *data_dir ? g_build_filename (data_dir, "prompts", name, NULL) : NULL;
+  g_autofree char *installed = g_build_filename (PKGDATADIR, "prompts", name, NULL);
+  /* An explicit $CATCHUP_DATA_DIR beats the installed copy so that tests read the templates of their own
+   * tree even where an older version is installed. */
+  const char *candidates[] = { user, env, installed };
+
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      gboolean found;
+      char *text;
+
+      if (candidates[i] == NULL)
+        continue;
+      text = read_template (candidates[i], &found, error);
+      if (found)
+        {
+          if (text != NULL)
+            g_debug ("prompt template %s", candidates[i]);
+          return text;
+        }
+    }
+  g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND,
+               _("No prompt template “%s” was found in %s or %s"), name, user, installed);
+  return NULL;
+}
+
+char *
+catchup_llm_prompt_fill (const char *template_text, ...)
+{
+  g_autoptr (GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  GString *out = g_string_sized_new (strlen (template_text) + 1024);
+  const char *p = template_text;
+  const char *key;
+  va_list ap;
+
+  va_start (ap, template_text);
+  while ((key = va_arg (ap, const char *)) != NULL)
+    g_hash_table_insert (values, (gpointer) key, va_arg (ap, char *));
+  va_end (ap);
+
+  while (*p)
+    {
+      const char *open = strstr (p, "{{");
+      const char *close = open ? strstr (open + 2, "}}") : NULL;
+      g_autofree char *name = NULL;
+      const char *value;
+
+      if (close == NULL)
+        {
+          g_string_append (out, p);
+          break;
+        }
+      name = g_strndup (open + 2, close - open - 2);
+      value = g_hash_table_lookup (values, g_strstrip (name));
+      g_string_append_len (out, p, open - p);
+      if (value != NULL)
+        g_string_append (out, value);
+      else
+        g_string_append_len (out, open, close + 2 - open);
+      p = close + 2;
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+catchup_llm_prompt_nonce (void)
+{
+  return g_strdup_printf ("%08x%08x", g_random_int (), g_random_int ());
+}
+
+/* text cut to about max_tokens, with a marker that says so: never silently shortened. */
+static char *
+cut_text (const char *text, guint max_tokens)
+{
+  guint tokens = catchup_text_count_tokens (text);
+  gsize keep;
+  const char *end;
+
+  if (max_tokens == 0 || tokens <= max_tokens)
+    return g_strdup (text);
+  keep = (gsize) ((double) strlen (text) * max_tokens / tokens);
+  end = keep > 0 ? g_utf8_find_prev_char (text, text + keep + 1) : text;
+  if (end == NULL)
+    end = text;
+  return g_strdup_printf ("%.*s […%s]", (int) (end - text), text, _("message cut: too long for the model"));
+}
+
+static char *
+turn_json (const CatchupMessage *m, guint max_turn_tokens)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *time = catchup_time_format_iso (m->ts);
+  g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_string_value (b, m->id ? m->id : "");
+  json_builder_set_member_name (b, "speaker");
+  json_builder_add_string_value (b, m->speaker ? m->speaker : "");
+  json_builder_set_member_name (b, "time");
+  json_builder_add_string_value (b, time ? time : "");
+  json_builder_set_member_name (b, "text");
+  json_builder_add_string_value (b, text);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return json_to_string (root, FALSE);
+}
+
+char *
+catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce, guint max_turn_tokens)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "<<<BEGIN %s DATA %s>>>\n", label, nonce);
+  for (guint i = 0; messages != NULL && i < messages->len; i++)
+    {
+      g_autofree char *line = turn_json (g_ptr_array_index (messages, i), max_turn_tokens);
+
+      g_string_append_printf (out, "%s\n", line);
+    }
+  g_string_append_printf (out, "<<<END %s DATA %s>>>", label, nonce);
+  return g_string_free (out, FALSE);
+}
+
+guint
+catchup_llm_prompt_turn_cost (gconstpointer message)
+{
+  const CatchupMessage *m = message;
+
+  return catchup_text_count_turn (m->speaker ? m->speaker : "", m->text ? m->text : "") + TURN_OVERHEAD_TOKENS;
+}
+
+GPtrArray *
+catchup_llm_prompt_segments (GPtrArray *messages, guint budget)
+{
+  GPtrArray *segments = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *current = NULL;
+  guint used = 0;
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      gpointer m = g_ptr_array_index (messages, i);
+      guint cost = catchup_llm_prompt_turn_cost (m);
+
+      if (current == NULL || (current->len > 0 && used + cost > budget))
+        {
+          current = g_ptr_array_new ();
+          g_ptr_array_add (segments, current);
+          used = 0;
+        }
+      g_ptr_array_add (current, m);
+      used += cost;
+    }
+  return segments;
+}
+
+/* Drops <think>...</think> blocks that reasoning models put before their answer. */
+static char *
+strip_thinking (const char *reply)
+{
+  GString *out = g_string_new (NULL);
+  const char *p = reply;
+  const char *open;
+
+  while ((open = strstr (p, "<think>")) != NULL)
+    {
+      const char *close = strstr (open, "</think>");
+
+      g_string_append_len (out, p, open - p);
+      if (close == NULL)
+        {
+          p = open + strlen (open);
+          break;
+        }
+      p = close + strlen ("</think>");
+    }
+  g_string_append (out, p);
+  return g_string_free (out, FALSE);
+}
+
+/* End of the JSON value opening at start (its matching bracket), skipping brackets inside strings. */
+static const char *
+balanced_end (const char *start)
+{
+  int depth = 0;
+  gboolean in_string = FALSE;
+
+  for (const char *p = start; *p; p++)
+    {
+      if (in_string)
+        {
+          if (*p == '\\' && p[1] != '\0')
+            p++;
+          else if (*p == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (*p == '"')
+        in_string = TRUE;
+      else if (*p == '{' || *p == '[')
+        depth++;
+      else if ((*p == '}' || *p == ']') && --depth == 0)
+        return p + 1;
+    }
+  return NULL;
+}
+
+/* What a reply's JSON must look like to be taken: an object, or an array that is empty or holds objects
+ * (so a "[1]" footnote in prose is not mistaken for the answer). */
+static gboolean
+plausible (JsonNode *node)
+{
+  JsonArray *array;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return FALSE;
+  array = json_node_get_array (node);
+  return json_array_get_length (array) == 0 || JSON_NODE_HOLDS_OBJECT (json_array_get_element (array, 0));
+}
+
+static JsonNode *
+try_parse (const char *text, gssize len)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  if (!json_parser_load_from_data (parser, text, len, NULL))
+    return NULL;
+  root = json_parser_steal_root (parser);
+  return root && plausible (root) ? g_steal_pointer (&root) : NULL;
+}
+
+JsonNode *
+catchup_llm_reply_json (const char *reply, GError **error)
+{
+  g_autofree char *text = strip_thinking (reply ? reply : "");
+  JsonNode *node = try_parse (text, -1);
+  guint tries = 0;
+
+  /* Code fences and prose need no special case: the scan finds the value inside them. The number of
+   * candidates is bounded so that a hostile reply full of brackets stays linear. */
+  for (const char *p = text; node == NULL && *p && tries < 32; p++)
+    {
+      const char *end;
+
+      if (*p != '{' && *p != '[')
+        continue;
+      tries++;
+      end = balanced_end (p);
+      if (end == NULL)
+        continue;
+      node = try_parse (p, end - p);
+    }
+  if (node == NULL)
+    g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL, _("The model's answer holds no usable JSON"));
+  return node;
+}
+
+char *
+catchup_llm_json_text (JsonObject *obj, const char *name, guint max_chars)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+  g_autofree char *text = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return NULL;
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    text = g_strdup (json_node_get_string (node));
+  else if (json_node_get_value_type (node) == G_TYPE_INT64)
+    text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+  else
+    return NULL;
+  g_strstrip (text);
+  if (*text == '\0')
+    return NULL;
+  if (g_utf8_strlen (text, -1) > max_chars)
+    *g_utf8_offset_to_pointer (text, max_chars) = '\0';
+  return g_steal_pointer (&text);
+}
+
+JsonArray *
+catchup_llm_json_array (JsonObject *obj, const char *name)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  return node && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+JsonObject *
+catchup_llm_json_object (JsonObject *obj, const char *name)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  return node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+const char *
+catchup_llm_json_string (JsonObject *obj, const char *name)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+gboolean
+catchup_llm_json_int (JsonObject *obj, const char *name, gint64 *out)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return FALSE;
+  *out = json_node_get_int (node);
+  return TRUE;
+}

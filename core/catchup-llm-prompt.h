@@ -1,0 +1,58 @@
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * Prompt templates and the quoting of chat text for models. Chat text is untrusted input: every turn goes
+ * into a data block as one JSON object a line ({"id", "speaker", "time", "text"}), fenced by markers that
+ * carry a random nonce, so a message can neither close its string nor forge the end of the block.
+ */
+
+/* Override for tests and uninstalled runs: prompts are read from $CATCHUP_DATA_DIR/prompts. */
+#define CATCHUP_DATA_DIR_ENV "CATCHUP_DATA_DIR"
+
+/* The template NAME ("gaps.txt"): the user's own copy in g_get_user_config_dir()/purple-catchup/prompts
+ * first, then $CATCHUP_DATA_DIR/prompts, then the installed PKGDATADIR/prompts. CATCHUP_ERROR_NOT_FOUND when
+ * none exists. */
+char *catchup_llm_prompt_load (const char *name, GError **error);
+
+/* Replaces each {{key}} of template with its value, in one pass (values are never expanded again, so chat
+ * text holding "{{window}}" stays as it is). Arguments: key, value pairs ending with NULL. Unknown
+ * placeholders are left as they are. */
+char *catchup_llm_prompt_fill (const char *template_text, ...) G_GNUC_NULL_TERMINATED;
+
+/* A fresh random nonce for the data block markers. */
+char *catchup_llm_prompt_nonce (void);
+
+/* messages (CatchupMessage) as a data block labelled label ("WINDOW", "MEMORY"):
+ *   <<<BEGIN WINDOW DATA nonce>>> ... one JSON object a line ... <<<END WINDOW DATA nonce>>>
+ * A turn longer than max_turn_tokens (0: no limit) is cut, visibly, with a marker inside its text. */
+char *catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce,
+                                     guint max_turn_tokens);
+
+/* Tokens one turn costs inside a data block. */
+guint catchup_llm_prompt_turn_cost (gconstpointer message);
+
+/* Splits messages into consecutive runs that cost at most budget tokens each (a run holds at least one
+ * turn). Returns a GPtrArray of GPtrArray views: the messages themselves are not copied. */
+GPtrArray *catchup_llm_prompt_segments (GPtrArray *messages, guint budget);
+
+/* The JSON a model's reply holds: the whole reply, or else the first object or array (of objects) found in
+ * it, after dropping <think> blocks, code fences and prose around it. CATCHUP_ERROR_MODEL when there is
+ * none. */
+JsonNode *catchup_llm_reply_json (const char *reply, GError **error);
+
+/* A string member of a model's JSON (a number is taken too: models write numeric ids as numbers), trimmed
+ * and cut to max_chars; NULL when absent or empty. */
+char *catchup_llm_json_text (JsonObject *obj, const char *name, guint max_chars);
+
+/* obj's member name when it is an array / an object, else NULL (json-glib 1.6 has no _with_default for these). */
+JsonArray *catchup_llm_json_array (JsonObject *obj, const char *name);
+JsonObject *catchup_llm_json_object (JsonObject *obj, const char *name);
+/* obj's member name when it is a string / an integer; never a critical warning for another type. */
+const char *catchup_llm_json_string (JsonObject *obj, const char *name);
+gboolean catchup_llm_json_int (JsonObject *obj, const char *name, gint64 *out);
+
+G_END_DECLS
