@@ -227,15 +227,15 @@ utc_day (gint64 ts)
   return ts >= 0 ? ts / 86400 : (ts - 86399) / 86400;
 }
 
-/* A memory turn's time: the weekday is enough within the week before the window, a date beyond. */
+/* A memory turn's time: its weekday, unless a day of the window has the same one; then its date. */
 static char *
-format_memory_time (gint64 ts, gint64 window_start)
+format_memory_time (gint64 ts, gint64 window_end)
 {
   /* Translators: strftime format of an older message's time, e.g. "02 Mar 09:38" */
   const char *far = C_("time", "%d %b %H:%M");
   /* Translators: strftime format of a message's weekday and time, e.g. "Tue 09:38" */
   const char *near = C_("time", "%a %H:%M");
-  return format_time (ts, window_start - ts > 6 * 86400 ? far : near);
+  return format_time (ts, utc_day (window_end) - utc_day (ts) >= 7 ? far : near);
 }
 
 /* ---- classifying window messages ---- */
@@ -253,7 +253,7 @@ static const char *const decision_cues[] = {
 };
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need",
-  "mind ", "review", "ptal", "take a look", "have a look", "re-ack", "ack when", NULL,
+  "ptal", "take a look", "have a look", "re-ack", "ack when", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "tomorrow", "tonight", "next week",
@@ -283,10 +283,14 @@ static const CueClass cue_classes[] = {
 };
 
 /* Messages that carry nothing a returning reader needs, whatever their length. */
-static const char *const chit_chat[] = {
+static const char *const social[] = {
   "morning", "good morning", "hi", "hello", "hey", "o/", "\\o/", "night", "good night", "bye", "thanks",
-  "thank you", "thx", "ta", "ok", "okay", "k", "lol", "haha", "+1", "perfect", "nice", "cool", "exactly",
-  "yes", "no", "yep", "nope", "np", "sure", "ack", "great", "welcome back", "brb", NULL,
+  "thank you", "thx", "ta", "lol", "haha", "nice", "cool", "great", "welcome back", "brb", "np", NULL,
+};
+/* Short answers: nothing on their own, but the answer to a question or request. */
+static const char *const answers[] = {
+  "ok", "okay", "k", "+1", "perfect", "exactly", "yes", "no", "yep", "nope", "sure", "ack", "done", "not yet",
+  NULL,
 };
 
 /* Phrase match on word boundaries of casefolded text ("ta" must not match "data"). */
@@ -315,17 +319,22 @@ bare_words (const char *folded)
   return g_strdup (s);
 }
 
+/* A short message that is only one of phrases ("ok!", "thanks :)", "morning all"). */
+static gboolean
+is_only (const char *folded, guint words, const char *const *phrases)
+{
+  g_autofree char *bare = bare_words (folded);
+  for (guint i = 0; phrases[i]; i++)
+    if (g_str_has_prefix (bare, phrases[i]) && !g_ascii_isalnum (bare[strlen (phrases[i])]) &&
+        strlen (bare) <= strlen (phrases[i]) + 8 && words <= 3)
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 is_chit_chat (const char *folded, guint words)
 {
-  g_autofree char *bare = bare_words (folded);
-  if (words == 0)
-    return TRUE;
-  for (guint i = 0; chit_chat[i]; i++)
-    if (g_str_has_prefix (bare, chit_chat[i]) && !g_ascii_isalnum (bare[strlen (chit_chat[i])]) &&
-        strlen (bare) <= strlen (chit_chat[i]) + 8 && words <= 3)
-      return TRUE;
-  return FALSE;
+  return words == 0 || is_only (folded, words, social) || is_only (folded, words, answers);
 }
 
 /* Bots speak for CI, trackers and releases: only failures and releases are news to a returning reader. */
@@ -599,8 +608,7 @@ choose (GArray *cands, const LengthProfile *profile, guint fixed_lines, ContextF
 typedef struct {
   CatchupMemory *mem;
   const LengthProfile *profile;
-  gint64 window_start;
-  const char *time_format;  /* of a window message */
+  gint64 window_end;
   GArray *cands;
 } Resolver;
 
@@ -707,7 +715,7 @@ quote_turn (const Resolver *r, const CatchupMessage *t, GHashTable *focus, guint
   strip_trailing_urls (clean);
   g_autofree char *text = excerpt (clean, focus, max_chars);
   g_autofree char *speaker = sanitize (t->speaker);
-  g_autofree char *when = format_memory_time (t->ts, r->window_start);
+  g_autofree char *when = format_memory_time (t->ts, r->window_end);
   /* Translators: a quoted earlier message and its source: "text (speaker, Tue 09:38)" */
   return g_strdup_printf (_("%s (%s, %s)"), text, speaker, when);
 }
@@ -781,6 +789,13 @@ add_agreement (GPtrArray *ctx, const Candidate *c, GPtrArray *window)
   }
 }
 
+static gboolean
+is_social (const char *clean)
+{
+  g_autofree char *folded = g_utf8_casefold (clean, -1);
+  return is_only (folded, count_words (clean), social);
+}
+
 /* A question or request with its answer. A substantial answer is a line of its own; a short one ("not yet",
  * "ok") is quoted here, with its speaker, so that nobody's "yes" floats free. */
 static void
@@ -796,11 +811,11 @@ add_reply (GPtrArray *ctx, const Resolver *r, const Candidate *c, GPtrArray *win
     if (!answered || !is_reply_to (window, c->index, j))
       continue;
     const Candidate *reply = candidate_at (r->cands, j);
-    if (!reply || reply->score > 0)
+    if (!reply || reply->score > 0 || is_social (reply->clean))
       return;
     g_autofree char *text = excerpt (reply->clean, NULL, r->profile->context_chars);
     g_autofree char *who = sanitize (m->speaker);
-    g_autofree char *when = format_time (m->ts, r->time_format);
+    g_autofree char *when = format_time (m->ts, C_("time", "%a %H:%M"));
     /* Translators: a short answer to the line above: "reply: tkovac (10:21): yes, both" */
     g_ptr_array_add (ctx, g_strdup_printf (_("reply: %s (%s): %s"), who, when, text));
   }
@@ -955,7 +970,7 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, CatchupLength
   gint64 first = cands->len ? g_array_index (cands, Candidate, 0).msg->ts : 0;
   gint64 last = cands->len ? g_array_index (cands, Candidate, cands->len - 1).msg->ts : 0;
   gboolean spans_days = utc_day (first) != utc_day (last);
-  Resolver resolver = { mem, profile, first, spans_days ? C_("time", "%a %H:%M") : "%H:%M", cands };
+  Resolver resolver = { mem, profile, last, cands };
   ContextData context = { &resolver, window };
   gboolean with_participants = length != CATCHUP_LENGTH_SHORT && counts->len > 1;
 
@@ -987,18 +1002,10 @@ catchup_summary_to_text (const CatchupSummary *summary)
 {
   g_autoptr (GString) out = g_string_new (NULL);
   const CatchupSummaryLine *prev = NULL;
-  gint64 first = G_MAXINT64, last = G_MININT64;
+  /* The weekday always: the lines chosen may all fall on one day of a window that spans several. */
+  const char *time_format = C_("time", "%a %H:%M");
 
   g_return_val_if_fail (summary != NULL, NULL);
-  for (guint i = 0; summary->lines && i < summary->lines->len; i++) {
-    const CatchupSummaryLine *line = summary->lines->pdata[i];
-    if (line->source_id) {
-      first = MIN (first, line->ts);
-      last = MAX (last, line->ts);
-    }
-  }
-  gboolean days = first <= last && utc_day (first) != utc_day (last);
-  const char *time_format = days ? C_("time", "%a %H:%M") : "%H:%M";
 
   if (summary->headline)
     g_string_append_printf (out, "%s\n", summary->headline);

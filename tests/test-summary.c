@@ -211,7 +211,7 @@ test_reply (void)
   g_assert_null (line_for (s, "r2"));
   g_assert_nonnull (asked);
   g_assert_cmpuint (asked->context->len, ==, 1);
-  g_assert_nonnull (strstr (asked->context->pdata[0], "bert (09:01): done"));
+  g_assert_nonnull (strstr (asked->context->pdata[0], "bert (Tue 09:01): done"));
   g_assert_nonnull (open);
   g_assert_cmpuint (open->context->len, ==, 1);
   g_assert_cmpstr (open->context->pdata[0], ==, "no reply yet");
@@ -324,6 +324,25 @@ test_revised (void)
   memory_free (mem);
 }
 
+/* A weekday would be ambiguous once the window holds a day with the same name: older turns get a date. */
+static void
+test_old_memory (void)
+{
+  const Row old[] = {
+    { "o1", T0 - 7 * DAY + 3600, "carl", "if the primary queue broker dies we fall back to the HTTP poller" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
+  CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
+  static const char *const turns[] = { "o1", NULL };
+  memory_add_gap (mem, "i02", "that fallback", "that fallback broker", turns);
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (GDateTime) when = g_date_time_new_from_unix_utc (old[0].ts);
+  g_autofree char *stamp = g_date_time_format (when, "(carl, %d %b %H:%M)");
+
+  g_assert_true (has_context (s, stamp));
+  memory_free (mem);
+}
+
 static void
 test_empty (void)
 {
@@ -427,7 +446,7 @@ test_to_text (void)
   g_autofree char *text = catchup_summary_to_text (s);
 
   g_assert_true (g_str_has_prefix (text, s->headline));
-  g_assert_nonnull (strstr (text, "• ines (09:04): let's go with the resize"));
+  g_assert_nonnull (strstr (text, "• ines (Tue 09:04): let's go with the resize"));
   g_assert_nonnull (strstr (text, "  ↳ "));
   g_assert_nonnull (strstr (text, "participants: "));
 }
@@ -442,6 +461,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/length", test_length);
   g_test_add_func ("/catchup/summary/gap-context", test_gap_context);
   g_test_add_func ("/catchup/summary/revised", test_revised);
+  g_test_add_func ("/catchup/summary/old-memory", test_old_memory);
   g_test_add_func ("/catchup/summary/empty", test_empty);
   g_test_add_func ("/catchup/summary/hostile", test_hostile);
   g_test_add_func ("/catchup/summary/trim", test_trim);
