@@ -66,7 +66,7 @@ preview_window (CatchupStore *store, gpointer data, GError **error)
           return NULL;
         }
       if (info->last_present != 0)
-        preview->since = info->last_present + 1;
+        preview->since = info->last_present; /* same second counts: times are whole seconds */
     }
   if (job->window.kind == CATCHUP_WINDOW_SINCE || preview->since != 0)
     msgs = catchup_store_since (store, room, preview->since ? preview->since : job->window.since, error);

@@ -180,7 +180,7 @@ count_since_present (CatchupStore *store, gpointer data, GError **error)
   if (room == 0 || (info = catchup_store_room_info (store, room, NULL)) == NULL || info->last_present == 0)
     return result;
   result->last_present = info->last_present;
-  since = catchup_store_since (store, room, info->last_present + 1, error);
+  since = catchup_store_since (store, room, info->last_present, error);
   if (since == NULL)
     {
       g_free (result);
@@ -217,7 +217,7 @@ count_done (GObject *source, GAsyncResult *res, gpointer data)
           || g_get_monotonic_time () - state->last_auto
              >= (gint64) purple_prefs_get_int (CATCHUP_PREF_COOLDOWN) * G_USEC_PER_SEC))
     {
-      CatchupWindow window = { .kind = CATCHUP_WINDOW_SINCE, .since = result->last_present + 1,
+      CatchupWindow window = { .kind = CATCHUP_WINDOW_SINCE, .since = result->last_present,
                                .max_messages = settings.max_window };
 
       state->last_auto = g_get_monotonic_time ();

@@ -1,0 +1,383 @@
+#include "config.h"
+
+#include <string.h>
+
+#include <connection.h>
+#include <core.h>
+#include <debug.h>
+#include <eventloop.h>
+#include <plugin.h>
+#include <prefs.h>
+#include <prpl.h>
+#include <savedstatuses.h>
+#include <server.h>
+#include <util.h>
+
+#include "e2e-client.h"
+
+#define UI_ID "catchup-e2e"
+
+GPtrArray *e2e_lines;
+E2eRequests e2e_requests = { .action = 0 };
+
+/* ---------- the GLib event loop for libpurple ---------- */
+
+typedef struct {
+  PurpleInputFunction function;
+  gpointer data;
+} IoClosure;
+
+static gboolean
+io_invoke (GIOChannel *source, GIOCondition condition, gpointer data)
+{
+  IoClosure *closure = data;
+  PurpleInputCondition cond = 0;
+
+  if (condition & (G_IO_IN | G_IO_HUP | G_IO_ERR))
+    cond |= PURPLE_INPUT_READ;
+  if (condition & (G_IO_OUT | G_IO_HUP | G_IO_ERR | G_IO_NVAL))
+    cond |= PURPLE_INPUT_WRITE;
+  closure->function (closure->data, g_io_channel_unix_get_fd (source), cond);
+  return TRUE;
+}
+
+static guint
+input_add (gint fd, PurpleInputCondition condition, PurpleInputFunction function, gpointer data)
+{
+  IoClosure *closure = g_new0 (IoClosure, 1);
+  GIOChannel *channel = g_io_channel_unix_new (fd);
+  GIOCondition cond = 0;
+  guint id;
+
+  closure->function = function;
+  closure->data = data;
+  if (condition & PURPLE_INPUT_READ)
+    cond |= G_IO_IN | G_IO_HUP | G_IO_ERR;
+  if (condition & PURPLE_INPUT_WRITE)
+    cond |= G_IO_OUT | G_IO_HUP | G_IO_ERR | G_IO_NVAL;
+  id = g_io_add_watch_full (channel, G_PRIORITY_DEFAULT, cond, io_invoke, closure, g_free);
+  g_io_channel_unref (channel);
+  return id;
+}
+
+static PurpleEventLoopUiOps loop_ops = {
+  g_timeout_add, g_source_remove, input_add, g_source_remove, NULL, g_timeout_add_seconds,
+  NULL, NULL, NULL
+};
+
+/* ---------- conversations: capture everything written ---------- */
+
+static void
+write_conv (PurpleConversation *conv, const char *who, const char *alias, const char *message,
+            PurpleMessageFlags flags, time_t mtime)
+{
+  E2eLine *line = g_new0 (E2eLine, 1);
+
+  line->conv = g_strdup (purple_conversation_get_name (conv));
+  line->who = g_strdup (who);
+  line->message = g_strdup (message);
+  line->flags = flags;
+  line->when = mtime;
+  g_ptr_array_add (e2e_lines, line);
+  if (g_getenv ("E2E_VERBOSE"))
+    g_printerr ("[%s] %s (%#x): %s\n", line->conv, who ? who : "-", flags, message);
+}
+
+static PurpleConversationUiOps conv_ops = {
+  .write_conv = write_conv,
+};
+
+static void
+line_free (gpointer data)
+{
+  E2eLine *line = data;
+
+  g_free (line->conv);
+  g_free (line->who);
+  g_free (line->message);
+  g_free (line);
+}
+
+int
+e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring)
+{
+  for (guint i = from; i < e2e_lines->len; i++)
+    {
+      E2eLine *line = e2e_lines->pdata[i];
+
+      if (g_strcmp0 (line->conv, conv) == 0 && (line->flags & flags) == flags
+          && (substring == NULL || strstr (line->message, substring) != NULL))
+        return i;
+    }
+  return -1;
+}
+
+/* ---------- requests: answered as a user would, from the main loop ---------- */
+
+typedef struct {
+  PurpleRequestType type;
+  void *handle;
+  GCallback cb;
+  void *user_data;
+  int action;
+  PurpleRequestFields *fields;
+} Answer;
+
+static gboolean
+answer (gpointer data)
+{
+  Answer *a = data;
+
+  if (a->type == PURPLE_REQUEST_ACTION && a->cb != NULL)
+    ((PurpleRequestActionCb) a->cb) (a->user_data, a->action);
+  else if (a->type == PURPLE_REQUEST_FIELDS && a->cb != NULL)
+    ((PurpleRequestFieldsCb) a->cb) (a->user_data, a->fields);
+  purple_request_close (a->type, a->handle);
+  g_free (a);
+  return G_SOURCE_REMOVE;
+}
+
+static void *
+request_action (const char *title, const char *primary, const char *secondary, int default_action,
+                PurpleAccount *account, const char *who, PurpleConversation *conv, void *user_data,
+                size_t action_count, va_list actions)
+{
+  Answer *a = g_new0 (Answer, 1);
+
+  e2e_requests.n_action_dialogs++;
+  a->type = PURPLE_REQUEST_ACTION;
+  a->handle = a;
+  a->user_data = user_data;
+  a->action = e2e_requests.action;
+  for (size_t i = 0; i < action_count; i++)
+    {
+      G_GNUC_UNUSED const char *label = va_arg (actions, const char *);
+      GCallback cb = va_arg (actions, GCallback);
+
+      if ((int) i == a->action)
+        a->cb = cb;
+    }
+  if (e2e_requests.action >= 0)
+    g_idle_add (answer, a);
+  return a;
+}
+
+static char *
+field_text (PurpleRequestField *field)
+{
+  switch (purple_request_field_get_type (field))
+    {
+    case PURPLE_REQUEST_FIELD_BOOLEAN:
+      return g_strdup (purple_request_field_bool_get_value (field) ? "1" : "0");
+    case PURPLE_REQUEST_FIELD_INTEGER:
+      return g_strdup_printf ("%d", purple_request_field_int_get_value (field));
+    case PURPLE_REQUEST_FIELD_STRING:
+      return g_strdup (purple_request_field_string_get_value (field));
+    case PURPLE_REQUEST_FIELD_CHOICE:
+      return g_strdup_printf ("%d", purple_request_field_choice_get_value (field));
+    default:
+      return g_strdup ("");
+    }
+}
+
+static void
+set_field (PurpleRequestField *field, const char *text)
+{
+  switch (purple_request_field_get_type (field))
+    {
+    case PURPLE_REQUEST_FIELD_BOOLEAN:
+      purple_request_field_bool_set_value (field, g_strcmp0 (text, "1") == 0);
+      break;
+    case PURPLE_REQUEST_FIELD_INTEGER:
+      purple_request_field_int_set_value (field, atoi (text));
+      break;
+    case PURPLE_REQUEST_FIELD_STRING:
+      purple_request_field_string_set_value (field, text);
+      break;
+    case PURPLE_REQUEST_FIELD_CHOICE:
+      purple_request_field_choice_set_value (field, atoi (text));
+      break;
+    default:
+      break;
+    }
+}
+
+static void *
+request_fields (const char *title, const char *primary, const char *secondary, PurpleRequestFields *fields,
+                const char *ok_text, GCallback ok_cb, const char *cancel_text, GCallback cancel_cb,
+                PurpleAccount *account, const char *who, PurpleConversation *conv, void *user_data)
+{
+  Answer *a = g_new0 (Answer, 1);
+
+  e2e_requests.n_fields_dialogs++;
+  g_hash_table_remove_all (e2e_requests.seen_fields);
+  for (GList *g = purple_request_fields_get_groups (fields); g != NULL; g = g->next)
+    for (GList *f = purple_request_field_group_get_fields (g->data); f != NULL; f = f->next)
+      {
+        PurpleRequestField *field = f->data;
+        const char *id = purple_request_field_get_id (field);
+        const char *wanted = e2e_requests.field_values ? g_hash_table_lookup (e2e_requests.field_values, id) : NULL;
+
+        g_hash_table_insert (e2e_requests.seen_fields, g_strdup (id), field_text (field));
+        if (wanted != NULL)
+          set_field (field, wanted);
+      }
+  a->type = PURPLE_REQUEST_FIELDS;
+  a->handle = a;
+  a->cb = ok_cb;
+  a->user_data = user_data;
+  a->fields = fields;
+  g_idle_add (answer, a);
+  return a;
+}
+
+static void
+close_request (PurpleRequestType type, void *ui_handle)
+{
+  Answer *a = ui_handle;
+
+  if (type == PURPLE_REQUEST_FIELDS && a != NULL && a->fields != NULL)
+    {
+      purple_request_fields_destroy (a->fields);
+      a->fields = NULL;
+    }
+}
+
+static PurpleRequestUiOps request_ops = {
+  .request_action = request_action,
+  .request_fields = request_fields,
+  .close_request = close_request,
+};
+
+/* ---------- setup ---------- */
+
+void
+e2e_client_init (const char *user_dir)
+{
+  e2e_lines = g_ptr_array_new_with_free_func (line_free);
+  e2e_requests.seen_fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  purple_util_set_user_dir (user_dir);
+  purple_debug_set_enabled (g_getenv ("E2E_PURPLE_DEBUG") != NULL);
+  purple_core_set_ui_ops (NULL);
+  purple_eventloop_set_ui_ops (&loop_ops);
+  purple_conversations_set_ui_ops (&conv_ops);
+  purple_request_set_ui_ops (&request_ops);
+  g_assert_true (purple_core_init (UI_ID));
+  purple_set_blist (purple_blist_new ());
+  purple_blist_load ();
+  purple_prefs_load ();
+  purple_savedstatus_activate (purple_savedstatus_new (NULL, PURPLE_STATUS_AVAILABLE));
+}
+
+void
+e2e_client_quit (void)
+{
+  purple_core_quit ();
+  g_clear_pointer (&e2e_lines, g_ptr_array_unref);
+  g_clear_pointer (&e2e_requests.seen_fields, g_hash_table_unref);
+}
+
+PurplePlugin *
+e2e_load_plugin (void)
+{
+  const char *path = g_getenv ("CATCHUP_PLUGIN_SO");
+  PurplePlugin *plugin;
+
+  g_assert_nonnull (path);
+  plugin = purple_plugin_probe (path);
+  g_assert_nonnull (plugin);
+  g_assert_true (purple_plugin_load (plugin));
+  return plugin;
+}
+
+static gboolean
+timed_out (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+e2e_wait (gboolean (*cond) (gpointer), gpointer data, guint timeout_ms)
+{
+  gboolean expired = FALSE;
+  guint timer = g_timeout_add (timeout_ms, timed_out, &expired);
+  gboolean ok;
+
+  while (!(ok = cond (data)) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (!expired)
+    g_source_remove (timer);
+  return ok;
+}
+
+static gboolean
+never (gpointer data)
+{
+  return FALSE;
+}
+
+void
+e2e_spin (guint ms)
+{
+  e2e_wait (never, NULL, ms);
+}
+
+static gboolean
+account_connected (gpointer data)
+{
+  return purple_account_is_connected (data);
+}
+
+PurpleAccount *
+e2e_account_online (const char *username, const char *protocol, const char *password,
+                    void (*configure) (PurpleAccount *, gpointer), gpointer data)
+{
+  PurpleAccount *account = purple_accounts_find (username, protocol);
+
+  if (account == NULL)
+    {
+      account = purple_account_new (username, protocol);
+      purple_accounts_add (account);
+    }
+  if (password != NULL)
+    {
+      purple_account_set_password (account, password);
+      purple_account_set_remember_password (account, TRUE);
+    }
+  if (configure != NULL)
+    configure (account, data);
+  purple_account_set_enabled (account, UI_ID, TRUE);
+  if (!purple_account_is_connected (account))
+    purple_account_connect (account);
+  g_assert_true (e2e_wait (account_connected, account, 20000));
+  return account;
+}
+
+typedef struct {
+  PurpleAccount *account;
+  const char *name;
+} ConvQuery;
+
+static gboolean
+conv_joined (gpointer data)
+{
+  ConvQuery *q = data;
+  PurpleConversation *conv = purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, q->name, q->account);
+
+  return conv != NULL && !purple_conv_chat_has_left (PURPLE_CONV_CHAT (conv));
+}
+
+PurpleConversation *
+e2e_join (PurpleAccount *account, const char *room, const char *conv_name)
+{
+  PurpleConnection *gc = purple_account_get_connection (account);
+  PurplePluginProtocolInfo *prpl = PURPLE_PLUGIN_PROTOCOL_INFO (purple_connection_get_prpl (gc));
+  GHashTable *components = prpl->chat_info_defaults (gc, room);
+  ConvQuery q = { account, conv_name };
+
+  serv_join_chat (gc, components);
+  g_hash_table_destroy (components);
+  g_assert_true (e2e_wait (conv_joined, &q, 20000));
+  return purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, conv_name, account);
+}

@@ -1,0 +1,51 @@
+#pragma once
+
+/* A headless libpurple client for end-to-end tests: real accounts, the built plugin, captured output. */
+
+#include <glib.h>
+
+#include <account.h>
+#include <conversation.h>
+#include <plugin.h>
+#include <request.h>
+
+G_BEGIN_DECLS
+
+/* One line the client wrote into a conversation. */
+typedef struct {
+  char *conv;
+  char *who;
+  char *message;
+  PurpleMessageFlags flags;
+  time_t when;
+} E2eLine;
+
+/* What the request UI answers. */
+typedef struct {
+  int action;                 /* index chosen in purple_request_action (-1: leave open) */
+  GHashTable *field_values;   /* field id -> text to put in before pressing OK (may be NULL) */
+  GHashTable *seen_fields;    /* filled: field id -> text shown in the last fields dialog */
+  guint n_fields_dialogs;
+  guint n_action_dialogs;
+} E2eRequests;
+
+extern GPtrArray *e2e_lines;  /* E2eLine, everything written */
+extern E2eRequests e2e_requests;
+
+/* Temp user dir, core, buddy list. */
+void e2e_client_init (const char *user_dir);
+void e2e_client_quit (void);
+PurplePlugin *e2e_load_plugin (void);
+
+/* Iterates the main loop until cond(data) or timeout; returns cond's last value. */
+gboolean e2e_wait (gboolean (*cond) (gpointer), gpointer data, guint timeout_ms);
+void e2e_spin (guint ms);
+
+PurpleAccount *e2e_account_online (const char *username, const char *protocol, const char *password,
+                                   void (*configure) (PurpleAccount *, gpointer), gpointer data);
+PurpleConversation *e2e_join (PurpleAccount *account, const char *room, const char *conv_name);
+
+/* Lines written into conv (by name) after index from with all of flags; returns the first index or -1. */
+int e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring);
+
+G_END_DECLS

@@ -1,0 +1,630 @@
+/* End to end over IRC: a real ngircd on 127.0.0.1, the plugin in a headless libpurple client, and other
+ * participants as raw IRC connections replaying real lines from the Ubuntu IRC logs. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include <cmds.h>
+#include <prefs.h>
+#include <util.h>
+
+#include "catchup.h"
+#include "e2e-client.h"
+
+#define CHANNEL "#catchup"
+
+typedef struct {
+  char *nick;
+  GSocketConnection *conn;
+  GDataInputStream *in;
+  GPtrArray *received;   /* PRIVMSG texts seen on CHANNEL */
+  gboolean registered, joined;
+} RawClient;
+
+static struct {
+  char *dir;
+  GSubprocess *ngircd;
+  guint16 port;
+  PurplePlugin *plugin;
+  PurpleAccount *account;
+  PurpleConversation *conv;
+  char *db_path;
+  GPtrArray *speakers;   /* nicks that spoke */
+  GHashTable *clients;   /* nick -> RawClient */
+  guint n_sent;
+  gint64 t_start;
+} fx;
+
+/* ---------- servers ---------- */
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static guint16
+free_port (void)
+{
+  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_autoptr (GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (sock, any, TRUE, NULL));
+  bound = g_socket_get_local_address (sock, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static gboolean
+port_open (gpointer data)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GSocketConnection) conn = g_socket_client_connect_to_host (client, "127.0.0.1",
+                                                                        GPOINTER_TO_UINT (data), NULL, NULL);
+  if (conn == NULL)
+    g_usleep (100000);
+  return conn != NULL;
+}
+
+static gboolean
+start_ngircd (void)
+{
+  g_autofree char *conf = g_build_filename (fx.dir, "ngircd.conf", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *exe = g_find_program_in_path ("ngircd");
+
+  if (exe == NULL)
+    exe = g_strdup ("/usr/sbin/ngircd");
+  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
+    return FALSE;
+  fx.port = free_port ();
+  text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
+                          "\tPorts = %u\n\tMotdPhrase = test\n"
+                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
+                          "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
+                          fx.port);
+  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
+  fx.ngircd = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                                exe, "-n", "-f", conf, NULL);
+  g_assert_no_error (error);
+  return e2e_wait (port_open, GUINT_TO_POINTER (fx.port), 10000);
+}
+
+/* ---------- raw IRC participants ---------- */
+
+static void raw_read (RawClient *c);
+
+static void
+raw_send (RawClient *c, const char *line)
+{
+  g_autofree char *crlf = g_strconcat (line, "\r\n", NULL);
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (c->conn));
+
+  g_assert_true (g_output_stream_write_all (out, crlf, strlen (crlf), NULL, NULL, NULL));
+}
+
+static void
+raw_line (RawClient *c, const char *line)
+{
+  g_auto (GStrv) parts = g_strsplit (line, " ", 4);
+
+  if (g_str_has_prefix (line, "PING "))
+    {
+      g_autofree char *pong = g_strdup_printf ("PONG %s", line + 5);
+      raw_send (c, pong);
+    }
+  else if (g_strv_length (parts) >= 2 && strcmp (parts[1], "001") == 0)
+    c->registered = TRUE;
+  else if (g_strv_length (parts) >= 2 && strcmp (parts[1], "366") == 0)
+    c->joined = TRUE;
+  else if (g_strv_length (parts) == 4 && strcmp (parts[1], "PRIVMSG") == 0 && strcmp (parts[2], CHANNEL) == 0)
+    g_ptr_array_add (c->received, g_strdup (parts[3][0] == ':' ? parts[3] + 1 : parts[3]));
+}
+
+static void
+raw_read_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  RawClient *c = data;
+  g_autofree char *line = g_data_input_stream_read_line_finish (c->in, res, NULL, NULL);
+
+  if (line == NULL)
+    return;
+  g_strchomp (line);
+  raw_line (c, line);
+  raw_read (c);
+}
+
+static void
+raw_read (RawClient *c)
+{
+  g_data_input_stream_read_line_async (c->in, G_PRIORITY_DEFAULT, NULL, raw_read_done, c);
+}
+
+static gboolean
+raw_registered (gpointer data)
+{
+  return ((RawClient *) data)->registered;
+}
+
+static gboolean
+raw_joined (gpointer data)
+{
+  return ((RawClient *) data)->joined;
+}
+
+static RawClient *
+raw_client (const char *nick)
+{
+  RawClient *c = g_hash_table_lookup (fx.clients, nick);
+  g_autoptr (GSocketClient) sc = NULL;
+  g_autofree char *cmd = NULL;
+
+  if (c != NULL)
+    return c;
+  c = g_new0 (RawClient, 1);
+  c->nick = g_strdup (nick);
+  c->received = g_ptr_array_new_with_free_func (g_free);
+  sc = g_socket_client_new ();
+  c->conn = g_socket_client_connect_to_host (sc, "127.0.0.1", fx.port, NULL, NULL);
+  g_assert_nonnull (c->conn);
+  c->in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (c->conn)));
+  g_data_input_stream_set_newline_type (c->in, G_DATA_STREAM_NEWLINE_TYPE_ANY);
+  raw_read (c);
+  cmd = g_strdup_printf ("NICK %s", nick);
+  raw_send (c, cmd);
+  g_free (cmd);
+  cmd = g_strdup_printf ("USER %s 0 * :%s", nick, nick);
+  raw_send (c, cmd);
+  g_assert_true (e2e_wait (raw_registered, c, 10000));
+  raw_send (c, "JOIN " CHANNEL);
+  g_assert_true (e2e_wait (raw_joined, c, 10000));
+  g_hash_table_insert (fx.clients, c->nick, c);
+  return c;
+}
+
+static void
+say (const char *nick, const char *text)
+{
+  g_autofree char *cmd = g_strdup_printf ("PRIVMSG " CHANNEL " :%s", text);
+
+  raw_send (raw_client (nick), cmd);
+  fx.n_sent++;
+  if (!g_ptr_array_find_with_equal_func (fx.speakers, nick, g_str_equal, NULL))
+    g_ptr_array_add (fx.speakers, g_strdup (nick));
+  /* Server flood control would otherwise hold lines back. */
+  e2e_spin (120);
+}
+
+/* ---------- the store, read from its own connection as the command-line tool would ---------- */
+
+static char *
+room_spec (void)
+{
+  return g_strdup_printf ("prpl-irc/%s/%s", purple_normalize (fx.account, purple_account_get_username (fx.account)),
+                          CHANNEL);
+}
+
+static GPtrArray *
+stored_messages (void)
+{
+  g_autoptr (CatchupStore) store = catchup_store_open (fx.db_path, NULL);
+  g_autofree char *spec = room_spec ();
+  gint64 room = store ? catchup_store_find_room (store, spec, NULL) : 0;
+
+  if (room == 0)
+    return g_ptr_array_new ();
+  return catchup_store_range (store, room, NULL, NULL, 0, NULL);
+}
+
+static gboolean
+stored_at_least (gpointer data)
+{
+  g_autoptr (GPtrArray) msgs = stored_messages ();
+
+  if (msgs->len < GPOINTER_TO_UINT (data))
+    g_usleep (50000);
+  return msgs->len >= GPOINTER_TO_UINT (data);
+}
+
+/* ---------- replayed history ---------- */
+
+static char *
+shared_dir (void)
+{
+  const char *env = g_getenv ("CATCHUP_SHARED_DIR");
+  const char *top = g_getenv ("top_srcdir");
+
+  if (env != NULL)
+    return g_strdup (env);
+  return g_build_filename (top ? top : ".", "..", "shared", NULL);
+}
+
+/* Lines "[HH:MM] <nick> text" of a real log, restricted to its three most active speakers. */
+static GPtrArray *
+log_lines (guint max)
+{
+  g_autofree char *shared = shared_dir ();
+  g_autofree char *path = g_build_filename (shared, "data", "irc-ubuntu", "dev", "2004-11-15_03.raw.txt", NULL);
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GRegex) re = g_regex_new ("^\\[\\d\\d:\\d\\d\\] <([^>]+)> (.+)$", 0, 0, NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return out;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 1000; lines[i] != NULL && out->len < max; i++)
+    {
+      g_autoptr (GMatchInfo) m = NULL;
+
+      if (g_regex_match (re, lines[i], 0, &m) && g_utf8_validate (lines[i], -1, NULL))
+        {
+          char **pair = g_new0 (char *, 3);
+          pair[0] = g_match_info_fetch (m, 1);
+          pair[1] = g_match_info_fetch (m, 2);
+          g_ptr_array_add (out, pair);
+        }
+    }
+  return out;
+}
+
+/* ---------- tests ---------- */
+
+static guint
+lines_now (void)
+{
+  return e2e_lines->len;
+}
+
+typedef struct {
+  guint from;
+  const char *needle;
+} LineQuery;
+
+static gboolean
+summary_written (gpointer data)
+{
+  LineQuery *q = data;
+
+  return e2e_find_line (CHANNEL, q->from, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, q->needle) >= 0;
+}
+
+static const char *
+wait_summary (guint from)
+{
+  LineQuery q = { from, "<b>Catch-up</b>" };
+  int i;
+
+  g_assert_true (e2e_wait (summary_written, &q, 30000));
+  i = e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, q.needle);
+  return ((E2eLine *) e2e_lines->pdata[i])->message;
+}
+
+static void
+assert_mentions_speakers (const char *summary, guint min)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < fx.speakers->len; i++)
+    if (strstr (summary, fx.speakers->pdata[i]) != NULL)
+      n++;
+  g_assert_cmpuint (n, >=, min);
+}
+
+static void
+do_command (const char *cmdline)
+{
+  g_autofree char *error = NULL;
+  g_autofree char *markup = g_markup_escape_text (cmdline, -1);
+
+  g_assert_cmpint (purple_cmd_do_command (fx.conv, cmdline, markup, &error), ==, PURPLE_CMD_STATUS_OK);
+}
+
+static void
+test_index (void)
+{
+  g_autoptr (GPtrArray) replay = log_lines (40);
+  g_autoptr (GPtrArray) msgs = NULL;
+  gint64 t_end;
+
+  if (replay->len == 0)
+    {
+      g_test_skip ("shared IRC logs not found (set CATCHUP_SHARED_DIR)");
+      return;
+    }
+  for (guint i = 0; i < replay->len; i++)
+    {
+      char **pair = replay->pdata[i];
+      say (pair[0], pair[1]);
+    }
+  say ("mira", "so we go with the lock solution from earlier, the flock on the pidfile");
+  say ("jonas", "agreed, and the fallback stays as it is until Nafallo reviews it");
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_sent), 30000));
+  t_end = g_get_real_time () / G_USEC_PER_SEC;
+  msgs = stored_messages ();
+  g_assert_cmpuint (msgs->len, ==, fx.n_sent);
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+
+      g_assert_true (g_ptr_array_find_with_equal_func (fx.speakers, m->speaker, g_str_equal, NULL));
+      g_assert_cmpint (m->ts, >=, fx.t_start - 1);
+      g_assert_cmpint (m->ts, <=, t_end + 1);
+    }
+  g_assert_cmpstr (((CatchupMessage *) msgs->pdata[msgs->len - 1])->speaker, ==, "jonas");
+}
+
+static void
+test_no_log (void)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  guint before;
+
+  purple_conv_chat_write (PURPLE_CONV_CHAT (fx.conv), "mallory", "off the record: do not keep this",
+                          PURPLE_MESSAGE_RECV | PURPLE_MESSAGE_NO_LOG, time (NULL));
+  purple_conversation_write (fx.conv, NULL, "a system notice", PURPLE_MESSAGE_SYSTEM, time (NULL));
+  say ("mira", "marker after the off-the-record line");
+  before = fx.n_sent;
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (before), 20000));
+  msgs = stored_messages ();
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+
+      g_assert_null (strstr (m->text, "off the record"));
+      g_assert_null (strstr (m->text, "system notice"));
+      g_assert_null (strstr (m->text, "Catch"));
+    }
+  g_assert_cmpuint (msgs->len, ==, fx.n_sent);
+}
+
+static void
+check_catchup (const char *cmdline, guint min_speakers)
+{
+  guint from = lines_now ();
+  LineQuery immediate = { from, "Catching up on" };
+  const char *summary;
+
+  if (fx.speakers->len < 3)
+    {
+      g_test_skip ("no replayed history");
+      return;
+    }
+  do_command (cmdline);
+  g_assert_true (e2e_wait (summary_written, &immediate, 5000));
+  summary = wait_summary (from);
+  assert_mentions_speakers (summary, min_speakers);
+  /* Nothing reached the room. */
+  g_assert_cmpint (e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SEND, NULL), ==, -1);
+}
+
+static void
+test_catchup_last_n (void)
+{
+  check_catchup ("catchup 20", 2);
+}
+
+static void
+test_catchup_duration (void)
+{
+  check_catchup ("catchup 2h", 2);
+}
+
+static void
+test_catchup_plain (void)
+{
+  /* Last present is the previous catch-up: only what was said since counts. */
+  say ("mira", "new since your last catch-up: the build server is back");
+  say ("jonas", "and the release is tagged");
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_sent), 20000));
+  check_catchup ("catchup", 1);
+}
+
+static void
+test_usage (void)
+{
+  guint from = lines_now ();
+  RawClient *mira = raw_client ("mira");
+  guint received = mira->received->len;
+
+  do_command ("catchup bananas");
+  do_command ("catchup 2h extra words");
+  g_assert_cmpint (e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM, "Usage"), >=, 0);
+  do_command ("catchup help");
+  g_assert_cmpint (e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SEND, NULL), ==, -1);
+  e2e_spin (500);
+  g_assert_cmpuint (mira->received->len, ==, received);
+}
+
+static gboolean
+received_catchup (gpointer data)
+{
+  RawClient *c = data;
+
+  for (guint i = 0; i < c->received->len; i++)
+    if (strstr (c->received->pdata[i], "[catch-up]") != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_post (void)
+{
+  RawClient *mira = raw_client ("mira");
+  guint from = lines_now ();
+  guint n_stored;
+
+  if (fx.speakers->len < 3)
+    {
+      g_test_skip ("no replayed history");
+      return;
+    }
+  /* Off by default. */
+  do_command ("catchup post 20");
+  g_assert_cmpint (e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM, "Posting catch-ups is off"), >=, 0);
+
+  purple_prefs_set_bool ("/plugins/core/catchup/defaults/allow_post", TRUE);
+  g_ptr_array_set_size (mira->received, 0);
+  do_command ("catchup post 20");
+  g_assert_true (e2e_wait (received_catchup, mira, 30000));
+  e2e_spin (3000);
+  g_assert_cmpuint (mira->received->len, >=, 2);
+  for (guint i = 0; i < mira->received->len; i++)
+    {
+      const char *text = mira->received->pdata[i];
+
+      g_assert_cmpuint (strlen (text), <=, 400);
+      /* No line highlights a participant: their nicks carry a zero-width joiner. */
+      for (guint s = 0; s < fx.speakers->len; s++)
+        {
+          const char *nick = fx.speakers->pdata[s];
+          const char *hit = strstr (text, nick);
+
+          if (hit != NULL && strlen (nick) > 1)
+            g_assert_true ((hit > text && g_unichar_isalnum (g_utf8_get_char (g_utf8_prev_char (hit))))
+                           || g_unichar_isalnum (g_utf8_get_char (hit + strlen (nick))));
+        }
+    }
+  /* The plugin's own posted lines are not indexed. */
+  n_stored = fx.n_sent;
+  e2e_spin (500);
+  {
+    g_autoptr (GPtrArray) msgs = stored_messages ();
+    g_assert_cmpuint (msgs->len, ==, n_stored);
+  }
+  purple_prefs_set_bool ("/plugins/core/catchup/defaults/allow_post", FALSE);
+}
+
+static void
+test_settings_persist (void)
+{
+  g_autoptr (GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_hash_table_insert (values, "catchup-threshold", "7");
+  g_hash_table_insert (values, "catchup-allow-post", "1");
+  e2e_requests.field_values = values;
+  do_command ("catchup settings");
+  e2e_spin (500);
+  e2e_requests.field_values = NULL;
+  g_assert_cmpuint (e2e_requests.n_fields_dialogs, ==, 1);
+
+  /* A plugin restart: the room is not in the buddy list, so this goes through the store. */
+  g_assert_true (purple_plugin_unload (fx.plugin));
+  g_assert_true (purple_plugin_load (fx.plugin));
+  e2e_spin (500);
+  do_command ("catchup settings");
+  e2e_spin (500);
+  g_assert_cmpuint (e2e_requests.n_fields_dialogs, ==, 2);
+  g_assert_cmpstr (g_hash_table_lookup (e2e_requests.seen_fields, "catchup-threshold"), ==, "7");
+  g_assert_cmpstr (g_hash_table_lookup (e2e_requests.seen_fields, "catchup-allow-post"), ==, "1");
+}
+
+static void
+test_close_mid_catchup (void)
+{
+  do_command ("catchup 50");
+  purple_conversation_destroy (fx.conv);
+  fx.conv = NULL;
+  e2e_spin (2000);
+  fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+  g_assert_nonnull (fx.conv);
+}
+
+static void
+test_unload_mid_catchup (void)
+{
+  do_command ("catchup 50");
+  g_assert_true (purple_plugin_unload (fx.plugin));
+  e2e_spin (2000);
+  g_assert_true (purple_plugin_load (fx.plugin));
+  e2e_spin (300);
+}
+
+static void
+test_forget (void)
+{
+  guint from = lines_now ();
+  g_autoptr (GPtrArray) msgs = NULL;
+  LineQuery q = { from, "Forgot" };
+
+  e2e_requests.action = 0;
+  do_command ("catchup forget");
+  g_assert_true (e2e_wait (summary_written, &q, 10000));
+  g_assert_cmpuint (e2e_requests.n_action_dialogs, ==, 1);
+  msgs = stored_messages ();
+  g_assert_cmpuint (msgs->len, ==, 0);
+}
+
+static void
+configure_irc (PurpleAccount *account, gpointer data)
+{
+  purple_account_set_int (account, "port", fx.port);
+  purple_account_set_bool (account, "ssl", FALSE);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *user_dir = NULL;
+  int rc;
+
+  g_test_init (&argc, &argv, NULL);
+  fx.dir = g_dir_make_tmp ("catchup-e2e-irc-XXXXXX", &error);
+  g_assert_no_error (error);
+  if (!start_ngircd ())
+    {
+      g_printerr ("ngircd is not available: skipped\n");
+      return 77; /* automake's "skipped" */
+    }
+  user_dir = g_build_filename (fx.dir, "purple", NULL);
+  fx.db_path = g_build_filename (user_dir, "catchup", "history.db", NULL);
+  fx.speakers = g_ptr_array_new_with_free_func (g_free);
+  fx.clients = g_hash_table_new (g_str_hash, g_str_equal);
+  fx.t_start = g_get_real_time () / G_USEC_PER_SEC;
+
+  e2e_client_init (user_dir);
+  fx.plugin = e2e_load_plugin ();
+  purple_prefs_set_int ("/plugins/core/catchup/post_interval_ms", 200);
+  purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
+  fx.account = e2e_account_online ("alice@127.0.0.1", "prpl-irc", NULL, configure_irc, NULL);
+  fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+
+  g_test_add_func ("/catchup/e2e-irc/index", test_index);
+  g_test_add_func ("/catchup/e2e-irc/no-log", test_no_log);
+  g_test_add_func ("/catchup/e2e-irc/catchup-last-n", test_catchup_last_n);
+  g_test_add_func ("/catchup/e2e-irc/catchup-duration", test_catchup_duration);
+  g_test_add_func ("/catchup/e2e-irc/catchup-plain", test_catchup_plain);
+  g_test_add_func ("/catchup/e2e-irc/usage", test_usage);
+  g_test_add_func ("/catchup/e2e-irc/post", test_post);
+  g_test_add_func ("/catchup/e2e-irc/settings-persist", test_settings_persist);
+  g_test_add_func ("/catchup/e2e-irc/close-mid-catchup", test_close_mid_catchup);
+  g_test_add_func ("/catchup/e2e-irc/unload-mid-catchup", test_unload_mid_catchup);
+  g_test_add_func ("/catchup/e2e-irc/forget", test_forget);
+  rc = g_test_run ();
+
+  e2e_client_quit ();
+  g_subprocess_send_signal (fx.ngircd, SIGTERM);
+  g_subprocess_wait (fx.ngircd, NULL, NULL);
+  g_object_unref (fx.ngircd);
+  remove_tree (fx.dir);
+  return rc;
+}
