@@ -474,6 +474,45 @@ test_search (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     g_assert_cmpstr (((CatchupMessage *) g_ptr_array_index (hits, i))->speaker, !=, "bob");
 }
 
+/* A second connection that cannot get the write lock reports DB_BUSY, not a generic failure. */
+static void
+test_busy (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) other = catchup_store_open (fx->path, &error);
+  g_autoptr (CatchupMessage) msg = catchup_message_new ("busy", 1, "alice", "waiting");
+
+  g_assert_no_error (error);
+  sqlite3_busy_timeout (other->db, 20); /* not 5 s in a unit test */
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  g_assert_false (catchup_store_add (other, fx->room, msg, NULL, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB_BUSY);
+  g_clear_error (&error);
+  g_assert_true (catchup_store_commit (fx->store, &error));
+  g_assert_true (catchup_store_add (other, fx->room, msg, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* A full disk (simulated by a page limit) is DB_FULL, and the failed batch leaves nothing behind. */
+static void
+test_full (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *limit = g_strdup_printf ("PRAGMA max_page_count = %" G_GINT64_FORMAT,
+                                            sql_count (fx->store, "PRAGMA page_count", 0) + 2);
+  g_autofree char *big = g_strnfill (4096, 'f');
+
+  g_assert_true (catchup_store_exec (fx->store, limit, &error));
+  g_assert_no_error (error);
+  for (int i = 0; i < 64; i++)
+    g_ptr_array_add (msgs, catchup_message_new (NULL, i, "alice", big + i));
+  g_assert_false (catchup_store_add_batch (fx->store, fx->room, msgs, NULL, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB_FULL);
+  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 0);
+}
+
 /* ---------- opening files ---------- */
 
 static char *
@@ -623,6 +662,8 @@ main (int argc, char **argv)
   TEST ("events", test_events);
   TEST ("transactions", test_transactions);
   TEST ("search-hostile", test_search);
+  TEST ("busy", test_busy);
+  TEST ("full", test_full);
   g_test_add_func ("/catchup/store/migrate-v1", test_migrate_v1);
   g_test_add_func ("/catchup/store/future-version", test_future_version);
   g_test_add_func ("/catchup/store/corrupt", test_corrupt);
