@@ -62,7 +62,9 @@ static const char *const pronouns[] = {
   "it", "that", "this", "those", "these", "they", "them", "their", "he", "she", "him", "her", "there", "its",
 };
 
-static const char *const demonstratives[] = { "that", "this", "those", "these", "the", "your", "his", "her", "their", "our" };
+static const char *const demonstratives[] = {
+  "that", "this", "those", "these", "the", "my", "your", "his", "her", "their", "our",
+};
 
 CatchupGap *
 catchup_gap_new (void)
@@ -152,26 +154,36 @@ in_list (const char *w, const char *const *list, guint n)
   return FALSE;
 }
 
-/* The first unresolved expression of an utterance, given the terms the window has introduced before it. */
+/* A noun phrase after a determiner: up to three content words, stopping at a function word. */
+static char *
+noun_phrase (char **words, guint i)
+{
+  g_autoptr (GString) np = g_string_new (words[i]);
+  guint n = 0;
+
+  for (guint k = i + 1; words[k] && n < 3 && !catchup_text_is_stop_word (words[k]); k++, n++)
+    g_string_append_printf (np, " %s", words[k]);
+  return n ? g_string_free (g_steal_pointer (&np), FALSE) : NULL;
+}
+
+/* The first unresolved expression of an utterance, given the terms the window has introduced before it:
+ * a determiner or possessive whose noun phrase has a word the window has not used yet, else a pronoun. */
 static char *
 find_expression (char **words, GHashTable *introduced, CatchupGapType *type)
 {
   for (guint i = 0; words[i]; i++)
-    {
-      const char *w = words[i];
+    if (in_list (words[i], demonstratives, G_N_ELEMENTS (demonstratives)))
+      {
+        g_autofree char *np = noun_phrase (words, i);
+        g_autoptr (GPtrArray) terms = np ? catchup_text_terms (np, TRUE) : NULL;
 
-      if (in_list (w, demonstratives, G_N_ELEMENTS (demonstratives)) && words[i + 1] &&
-          !catchup_text_is_stop_word (words[i + 1]))
-        {
-          g_autoptr (GPtrArray) head = catchup_text_terms (words[i + 1], TRUE);
-
-          if (head->len && !g_hash_table_contains (introduced, head->pdata[0]))
+        for (guint k = 0; terms && k < terms->len; k++)
+          if (!g_hash_table_contains (introduced, terms->pdata[k]))
             {
               *type = CATCHUP_GAP_REFERENTIAL;
-              return g_strdup_printf ("%s %s", w, words[i + 1]);
+              return g_steal_pointer (&np);
             }
-        }
-    }
+      }
   for (guint i = 0; words[i]; i++)
     if (in_list (words[i], pronouns, G_N_ELEMENTS (pronouns)))
       {
@@ -195,13 +207,16 @@ find_cue (const char *text, CatchupGapType *type)
   return NULL;
 }
 
+/* Two turns: more dilute the query (measured on the dev windows: 1, 2, 4, 8 turns). */
+#define ANCHOR_TURNS 2
+
 /* Content terms of the turns just before utterance i: the local topic the reference is made in. */
 static char *
 window_anchors (GPtrArray *window, guint i)
 {
   g_autoptr (GString) s = g_string_new (NULL);
 
-  for (guint k = i >= 2 ? i - 2 : 0; k < i; k++)
+  for (guint k = i >= ANCHOR_TURNS ? i - ANCHOR_TURNS : 0; k < i; k++)
     {
       CatchupMessage *m = window->pdata[k];
       g_autofree char *t = catchup_text_terms_joined (m->text, TRUE);

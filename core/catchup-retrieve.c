@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "catchup-error.h"
@@ -190,4 +191,72 @@ catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
       g_ptr_array_add (turns, m);
     }
   return g_steal_pointer (&turns);
+}
+
+GHashTable *
+catchup_retrieve_idf (CatchupStore *store, const char *query, GError **error)
+{
+  g_autoptr (GHashTable) idf = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GHashTable) base = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GPtrArray) terms = catchup_text_terms (query, TRUE);
+  sqlite3_stmt *st;
+  double n = 0;
+
+  /* fts5vocab reads document frequencies straight from the FTS index; a temp table touches no schema */
+  if (!catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
+                                  "fts5vocab (main, chunks_fts, row)", error))
+    return NULL;
+  if ((st = catchup_store_prepare (store, "SELECT count(*) FROM chunks", error)) == NULL)
+    return NULL;
+  if (sqlite3_step (st) == SQLITE_ROW)
+    n = sqlite3_column_double (st, 0);
+  sqlite3_reset (st);
+  if ((st = catchup_store_prepare (store, "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
+    return NULL;
+  for (guint i = 0; i < terms->len; i++)
+    {
+      const char *t = terms->pdata[i];
+      double df = 0, *v;
+
+      if ((v = g_hash_table_lookup (idf, t)) != NULL)
+        {
+          /* a term the query repeats weighs more, as BM25's query term frequency would have it */
+          *v += *(double *) g_hash_table_lookup (base, t);
+          continue;
+        }
+      sqlite3_bind_text (st, 1, t, -1, SQLITE_STATIC);
+      if (sqlite3_step (st) == SQLITE_ROW)
+        df = sqlite3_column_double (st, 0);
+      sqlite3_reset (st);
+      v = g_new (double, 1);
+      *v = log (1.0 + (n - df + 0.5) / (df + 0.5));
+      g_hash_table_insert (idf, g_strdup (t), v);
+      g_hash_table_insert (base, g_strdup (t), g_memdup2 (v, sizeof *v));
+    }
+  return g_steal_pointer (&idf);
+}
+
+#define TURN_AVG_TERMS 12.0
+
+double
+catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+  g_autoptr (GHashTable) tf = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter it;
+  gpointer key, val;
+  double score = 0, norm = 1.2 * (0.25 + 0.75 * terms->len / TURN_AVG_TERMS);
+
+  for (guint i = 0; i < terms->len; i++)
+    if (g_hash_table_contains (idf, terms->pdata[i]))
+      g_hash_table_insert (tf, terms->pdata[i],
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (tf, terms->pdata[i])) + 1));
+  g_hash_table_iter_init (&it, tf);
+  while (g_hash_table_iter_next (&it, &key, &val))
+    {
+      double f = GPOINTER_TO_UINT (val);
+
+      score += *(double *) g_hash_table_lookup (idf, key) * f * 2.2 / (f + norm);
+    }
+  return score;
 }

@@ -24,3 +24,11 @@ GArray *catchup_retrieve_fuse (GArray *const *lists, guint n_lists, guint k, gui
 GPtrArray *catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error);
 
 G_END_DECLS
+
+G_BEGIN_DECLS
+/* Inverse document frequency over the chunk index of each distinct term of query (stemmed, no stop words):
+ * term -> double*, for scoring single turns the way BM25 scores chunks. */
+GHashTable *catchup_retrieve_idf (CatchupStore *store, const char *query, GError **error);
+/* BM25 of one turn's text against the idf table (k1 = 1.2, b = 0.75 over an average chat turn). */
+double catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text);
+G_END_DECLS
