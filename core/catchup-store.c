@@ -707,7 +707,8 @@ catchup_store_add_batch (CatchupStore *store, gint64 room, GPtrArray *msgs, guin
     return FALSE;
   if (n_inserted)
     *n_inserted = count;
-  return count == 0 || catchup_index_update (store, room, error);
+  /* Even with nothing new: the update is incremental, and it catches up after an earlier failed one. */
+  return catchup_index_update (store, room, error);
 }
 
 #define MESSAGE_SELECT "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
