@@ -33,7 +33,8 @@ while [ $# -gt 0 ]; do
 done
 
 python=${PYTHON3:-python3}
-tool=$build/catchup
+# Absolute, whatever folder the scripts work in.
+tool=$(cd "$build" 2>/dev/null && pwd)/catchup
 if [ ! -x "$tool" ]; then
   echo "run-recall.sh: no catchup tool in $build (build first, or give --build)" >&2
   exit 1
