@@ -267,7 +267,7 @@ json_add_memory (JsonBuilder *b, const CatchupMemory *mem)
       json_member_string (b, "worth", catchup_worth_to_string (gap->worth));
       json_member_string (b, "expression", gap->expression);
       json_member_string (b, "reason", gap->reason);
-      json_member_string (b, "evidence", gap->evidence);
+      json_member_string (b, "evidence_kind", gap->evidence);
       json_member_string (b, "query", gap->query);
       json_builder_end_object (b);
     }
@@ -419,9 +419,8 @@ memory_args_open (const MemoryArgs *a, gint64 *room, CatchupMemoryOptions *opts,
   return g_steal_pointer (&store);
 }
 
-#define ENTRY_DB(a) \
-  { "db", 0, 0, G_OPTION_ARG_FILENAME, &(a).db, \
-    N_("History database (default: $CATCHUP_DB, else ~/.purple/catchup/history.db)"), N_("DB") }
+#define DB_HELP N_("History database (default: $CATCHUP_DB, else ~/.purple/catchup/history.db)")
+#define ENTRY_DB(a) { "db", 0, 0, G_OPTION_ARG_FILENAME, &(a).db, DB_HELP, N_("DB") }
 #define ENTRY_ROOM(a) \
   { "room", 'r', 0, G_OPTION_ARG_STRING, &(a).room, N_("Room name, or PROTOCOL/ACCOUNT/NAME"), N_("ROOM") }
 #define ENTRY_BUDGET(a) \
@@ -675,8 +674,7 @@ cmd_rooms (int argc, char **argv)
   g_autofree char *db = NULL;
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db,
-      N_("History database (default: $CATCHUP_DB, else ~/.purple/catchup/history.db)"), N_("DB") },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, DB_HELP, N_("DB") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON instead of text"), NULL },
     G_OPTION_ENTRY_NULL
   };
