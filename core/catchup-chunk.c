@@ -3,13 +3,14 @@
 #include "catchup-chunk.h"
 
 /* The first turn of the chunk that follows a chunk ending before `end`: back off over the last turns while
- * they fit in the overlap, but always move forward past `start`. */
+ * they fit in the overlap and leave room for the turn at `end` (else the next chunk would hold nothing its
+ * predecessor lacks), but always move forward past `start`. */
 static guint
-next_start (const guint *tokens, guint start, guint end, guint overlap)
+next_start (const guint *tokens, guint start, guint end, guint target, guint overlap)
 {
   guint k = end, ov = 0;
 
-  while (k - 1 > start && ov + tokens[k - 1] <= overlap)
+  while (k - 1 > start && ov + tokens[k - 1] <= overlap && ov + tokens[k - 1] + tokens[end] <= target)
     ov += tokens[--k];
   return k;
 }
@@ -31,7 +32,7 @@ catchup_chunk_spans (const guint *tokens, guint n_turns, guint target, guint ove
       g_array_append_val (spans, span);
       if (j >= n_turns)
         break;
-      i = next_start (tokens, i, j, overlap);
+      i = next_start (tokens, i, j, target, overlap);
     }
   return spans;
 }
