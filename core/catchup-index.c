@@ -224,8 +224,10 @@ query_pos (CatchupStore *store, const char *sql, gint64 room, gint64 arg, Catchu
   return TRUE;
 }
 
-/* Where re-chunking must start so that the result equals chunking the whole room afresh: the first chunk
- * that ends at or after the earliest new message, else the last chunk (it may grow). */
+/* Where re-chunking must start so that the result equals chunking the whole room afresh: the chunk before
+ * the first chunk that ends after the earliest new message (the new turn may fit at that chunk's end, or
+ * take the place of the turn that ended it), or the start when there is none (the new turn may come before
+ * every chunk); else the last chunk (it may grow). */
 static gboolean
 restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, CatchupPos *out,
              gboolean *from_start, GError **error)
@@ -252,7 +254,30 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     return catchup_store_set_error (store, rc, error, "index restart"), FALSE;
-  if (!found && !query_pos (store,
+  if (found)
+    {
+      st = catchup_store_prepare (store,
+          "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
+          "(first_ts < ?2 OR (first_ts = ?2 AND first_row < ?3)) ORDER BY first_ts DESC, first_row DESC LIMIT 1",
+          error);
+      if (st == NULL)
+        return FALSE;
+      sqlite3_bind_int64 (st, 1, room);
+      sqlite3_bind_int64 (st, 2, out->ts);
+      sqlite3_bind_int64 (st, 3, out->row);
+      rc = sqlite3_step (st);
+      if (rc == SQLITE_ROW)
+        {
+          out->ts = sqlite3_column_int64 (st, 0);
+          out->row = sqlite3_column_int64 (st, 1);
+        }
+      sqlite3_reset (st);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return catchup_store_set_error (store, rc, error, "index restart"), FALSE;
+      *from_start = rc != SQLITE_ROW;
+      return TRUE;
+    }
+  if (!query_pos (store,
                             "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND ?2 = ?2 "
                             "ORDER BY last_ts DESC, last_row DESC LIMIT 1", room, 0, out, &found, error))
     return FALSE;
