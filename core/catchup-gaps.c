@@ -115,15 +115,30 @@ catchup_worth_to_string (CatchupWorth worth)
   return worth < G_N_ELEMENTS (names) ? names[worth] : "other";
 }
 
-/* Lower-cased words of text, punctuation dropped, for cue matching (not retrieval). */
+/* Lower-cased words and punctuation marks of text, for cue matching (not retrieval): a noun phrase must
+ * not run across a comma or a colon. */
 static char **
 plain_words (const char *text)
 {
   g_autofree char *lower = g_utf8_strdown (text, -1);
-  g_autoptr (GRegex) re = g_regex_new ("[^\\w']+", G_REGEX_OPTIMIZE, 0, NULL);
-  g_autofree char *spaced = g_regex_replace_literal (re, lower, -1, 0, " ", 0, NULL);
+  g_autoptr (GRegex) re = g_regex_new ("[\\w']+|[^\\w\\s]", G_REGEX_OPTIMIZE, 0, NULL);
+  g_autoptr (GMatchInfo) match = NULL;
+  g_autoptr (GPtrArray) out = g_ptr_array_new ();
 
-  return g_strsplit (g_strstrip (spaced), " ", -1);
+  g_regex_match (re, lower, 0, &match);
+  while (g_match_info_matches (match))
+    {
+      g_ptr_array_add (out, g_match_info_fetch (match, 0));
+      g_match_info_next (match, NULL);
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
+static gboolean
+is_word (const char *w)
+{
+  return g_unichar_isalnum (g_utf8_get_char (w));
 }
 
 gboolean
@@ -154,14 +169,20 @@ in_list (const char *w, const char *const *list, guint n)
   return FALSE;
 }
 
-/* A noun phrase after a determiner: up to three content words, stopping at a function word. */
+/* Modifiers that point back without naming anything: "the same unit", "the other spot". */
+static const char *const anaphoric_modifiers[] = { "same", "other", "usual", "last", "next", "new", "old", "first" };
+
+/* A noun phrase after a determiner: anaphoric modifiers, then up to three content words, stopping at a
+ * function word. NULL when no content word follows. */
 static char *
 noun_phrase (char **words, guint i)
 {
   g_autoptr (GString) np = g_string_new (words[i]);
-  guint n = 0;
+  guint n = 0, k = i + 1;
 
-  for (guint k = i + 1; words[k] && n < 3 && !catchup_text_is_stop_word (words[k]); k++, n++)
+  for (; words[k] && in_list (words[k], anaphoric_modifiers, G_N_ELEMENTS (anaphoric_modifiers)); k++)
+    g_string_append_printf (np, " %s", words[k]);
+  for (; words[k] && n < 3 && is_word (words[k]) && !catchup_text_is_stop_word (words[k]); k++, n++)
     g_string_append_printf (np, " %s", words[k]);
   return n ? g_string_free (g_steal_pointer (&np), FALSE) : NULL;
 }
@@ -296,9 +317,20 @@ catchup_gaps_detect (GPtrArray *window, guint max_gaps)
 
       if (!(m->flags & CATCHUP_MESSAGE_EVENT) && catchup_gaps_is_worthy (m->text, &worth))
         {
-          expr = find_cue (m->text, &type);
-          if (expr == NULL)
-            expr = find_expression (words, introduced, &type);
+          expr = find_expression (words, introduced, &type);
+          /* a cue ("as agreed", "again") says more than a bare pronoun, less than a noun phrase */
+          if (expr == NULL || strchr (expr, ' ') == NULL)
+            {
+              CatchupGapType cue_type;
+              char *cue = find_cue (m->text, &cue_type);
+
+              if (cue)
+                {
+                  g_free (expr);
+                  expr = cue;
+                  type = cue_type;
+                }
+            }
           if (expr != NULL)
             g_ptr_array_add (gaps, make_gap (window, i, type, expr, worth));
         }
