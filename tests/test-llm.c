@@ -22,7 +22,7 @@
 
 static GPid server_pid;
 static guint server_port;
-static char *server_dir;
+static char *tmp_dir;       /* the server's port file and the tests' own config dir */
 static guint scenario_serial;
 
 static GMutex log_lock;
@@ -73,9 +73,7 @@ server_start (void)
 
   if (python == NULL)
     return;
-  server_dir = g_dir_make_tmp ("catchup-llm-XXXXXX", &error);
-  g_assert_no_error (error);
-  port_file = g_build_filename (server_dir, "port", NULL);
+  port_file = g_build_filename (tmp_dir, "port", NULL);
   {
     const char *argv[] = { python, script, "--port-file", port_file, "--lifetime", "600", NULL };
 
@@ -109,14 +107,36 @@ server_stop (void)
       waitpid (server_pid, NULL, 0);
       g_spawn_close_pid (server_pid);
     }
-  if (server_dir != NULL)
-    {
-      g_autofree char *port_file = g_build_filename (server_dir, "port", NULL);
+}
 
-      g_unlink (port_file);
-      g_rmdir (server_dir);
-      g_free (server_dir);
+/* A config dir of the tests' own, set before GLib caches the user's: a prompt the user keeps must not change
+ * the tests, and the tests must not write into the user's. */
+static void
+tmp_dir_create (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *config = NULL;
+
+  tmp_dir = g_dir_make_tmp ("catchup-llm-XXXXXX", &error);
+  g_assert_no_error (error);
+  config = g_build_filename (tmp_dir, "config", NULL);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+}
+
+static void
+tmp_dir_remove (void)
+{
+  const char *const paths[] = { "port", "config/purple-catchup/prompts/gaps.txt", "config/purple-catchup/prompts",
+                                "config/purple-catchup", "config" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char *path = g_build_filename (tmp_dir, paths[i], NULL);
+
+      g_remove (path);
     }
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
 }
 
 static gboolean
@@ -1206,7 +1226,8 @@ main (int argc, char **argv)
   g_autofree char *data_dir = NULL;
   int status;
 
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  tmp_dir_create ();
+  g_test_init (&argc, &argv, NULL);
   log_text = g_string_new (NULL);
   g_log_set_writer_func (capture_writer, NULL, NULL);
   if (g_getenv (CATCHUP_DATA_DIR_ENV) == NULL)
@@ -1258,6 +1279,7 @@ main (int argc, char **argv)
   server_start ();
   status = g_test_run ();
   server_stop ();
+  tmp_dir_remove ();
   g_string_free (log_text, TRUE);
   return status;
 }
