@@ -109,6 +109,33 @@ write_pending (CatchupWriter *w, GHashTable *pending)
   g_hash_table_remove_all (pending);
 }
 
+/* Playback of a line first seen live carries the server's time, the live copy its time of arrival: they can be
+ * a second apart, so their derived ids differ. The same speaker and text that close together is one message. */
+#define PLAYBACK_SLACK 3
+
+static gboolean
+same_turn (const CatchupMessage *a, const CatchupMessage *b)
+{
+  return ABS (a->ts - b->ts) <= PLAYBACK_SLACK && g_strcmp0 (a->speaker, b->speaker) == 0
+         && g_strcmp0 (a->text, b->text) == 0;
+}
+
+static gboolean
+seen_live (CatchupWriter *w, gint64 room, GPtrArray *pending, const CatchupMessage *msg)
+{
+  CatchupPos first = { msg->ts - PLAYBACK_SLACK, 0 };
+  CatchupPos last = { msg->ts + PLAYBACK_SLACK, G_MAXINT64 };
+  g_autoptr (GPtrArray) near = catchup_store_range (w->store, room, &first, &last, 0, NULL);
+
+  for (guint i = 0; pending != NULL && i < pending->len; i++)
+    if (same_turn (pending->pdata[i], msg))
+      return TRUE;
+  for (guint i = 0; near != NULL && i < near->len; i++)
+    if (same_turn (near->pdata[i], msg))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 queue_message (CatchupWriter *w, GHashTable *pending, Op *op)
 {
@@ -118,6 +145,8 @@ queue_message (CatchupWriter *w, GHashTable *pending, Op *op)
   if (id == 0)
     return;
   msgs = g_hash_table_lookup (pending, &id);
+  if ((op->msg->flags & CATCHUP_MESSAGE_DELAYED) && seen_live (w, id, msgs, op->msg))
+    return;
   if (msgs == NULL)
     {
       msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);

@@ -347,19 +347,6 @@ on_buddy_left (PurpleConversation *conv, const char *name, const char *reason, g
 }
 
 static void
-on_buddy_renamed (PurpleConversation *conv, const char *old_name, const char *new_name, const char *new_alias,
-                  gpointer data)
-{
-  g_autoptr (CatchupRoomKey) key = NULL;
-
-  if (catchup_plugin.writer == NULL || old_name == NULL || new_name == NULL || !wants_index (conv))
-    return;
-  key = catchup_room_key_new (conv);
-  catchup_writer_add_nick_change (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL),
-                                  old_name, new_name);
-}
-
-static void
 on_signing_off (PurpleConnection *gc, gpointer data)
 {
   PurpleAccount *account = purple_connection_get_account (gc);
@@ -382,7 +369,6 @@ catchup_signals_start (PurplePlugin *plugin)
   purple_signal_connect (convs, "deleting-conversation", plugin, PURPLE_CALLBACK (on_deleting_conversation), NULL);
   purple_signal_connect (convs, "chat-buddy-joined", plugin, PURPLE_CALLBACK (on_buddy_joined), NULL);
   purple_signal_connect (convs, "chat-buddy-left", plugin, PURPLE_CALLBACK (on_buddy_left), NULL);
-  purple_signal_connect (convs, "chat-buddy-renamed", plugin, PURPLE_CALLBACK (on_buddy_renamed), NULL);
   purple_signal_connect (purple_connections_get_handle (), "signing-off", plugin, PURPLE_CALLBACK (on_signing_off),
                          NULL);
 }

@@ -2,6 +2,9 @@
 
 #include <string.h>
 
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
 #include <connection.h>
 #include <core.h>
 #include <debug.h>
@@ -381,3 +384,88 @@ e2e_join (PurpleAccount *account, const char *room, const char *conv_name)
   g_assert_true (e2e_wait (conv_joined, &q, 20000));
   return purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, conv_name, account);
 }
+
+/* ---------- servers and data ---------- */
+
+void
+e2e_remove_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        e2e_remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+guint16
+e2e_free_port (void)
+{
+  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_autoptr (GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (sock, any, TRUE, NULL));
+  bound = g_socket_get_local_address (sock, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+gboolean
+e2e_port_open (gpointer data)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GSocketConnection) conn = g_socket_client_connect_to_host (client, "127.0.0.1",
+                                                                        GPOINTER_TO_UINT (data), NULL, NULL);
+  if (conn == NULL)
+    g_usleep (100000);
+  return conn != NULL;
+}
+
+static char *
+shared_dir (void)
+{
+  const char *env = g_getenv ("CATCHUP_SHARED_DIR");
+  const char *top = g_getenv ("top_srcdir");
+
+  if (env != NULL)
+    return g_strdup (env);
+  return g_build_filename (top ? top : ".", "..", "shared", NULL);
+}
+
+/* Lines "[HH:MM] <nick> text" of a real log, restricted to its three most active speakers. */
+GPtrArray *
+e2e_log_lines (guint max)
+{
+  g_autofree char *shared = shared_dir ();
+  g_autofree char *path = g_build_filename (shared, "data", "irc-ubuntu", "dev", "2004-11-15_03.raw.txt", NULL);
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GRegex) re = g_regex_new ("^\\[\\d\\d:\\d\\d\\] <([^>]+)> (.+)$", 0, 0, NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return out;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 1000; lines[i] != NULL && out->len < max; i++)
+    {
+      g_autoptr (GMatchInfo) m = NULL;
+
+      if (g_regex_match (re, lines[i], 0, &m) && g_utf8_validate (lines[i], -1, NULL))
+        {
+          char **pair = g_new0 (char *, 3);
+          pair[0] = g_match_info_fetch (m, 1);
+          pair[1] = g_match_info_fetch (m, 2);
+          g_ptr_array_add (out, pair);
+        }
+    }
+  return out;
+}
+

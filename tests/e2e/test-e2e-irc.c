@@ -41,48 +41,6 @@ static struct {
 
 /* ---------- servers ---------- */
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static guint16
-free_port (void)
-{
-  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  g_autoptr (GSocketAddress) bound = NULL;
-
-  g_assert_true (g_socket_bind (sock, any, TRUE, NULL));
-  bound = g_socket_get_local_address (sock, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
-static gboolean
-port_open (gpointer data)
-{
-  g_autoptr (GSocketClient) client = g_socket_client_new ();
-  g_autoptr (GSocketConnection) conn = g_socket_client_connect_to_host (client, "127.0.0.1",
-                                                                        GPOINTER_TO_UINT (data), NULL, NULL);
-  if (conn == NULL)
-    g_usleep (100000);
-  return conn != NULL;
-}
-
 static gboolean
 start_ngircd (void)
 {
@@ -95,7 +53,7 @@ start_ngircd (void)
     exe = g_strdup ("/usr/sbin/ngircd");
   if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
     return FALSE;
-  fx.port = free_port ();
+  fx.port = e2e_free_port ();
   text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
                           "\tPorts = %u\n\tMotdPhrase = test\n"
                           "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
@@ -105,7 +63,7 @@ start_ngircd (void)
   fx.ngircd = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
                                 exe, "-n", "-f", conf, NULL);
   g_assert_no_error (error);
-  return e2e_wait (port_open, GUINT_TO_POINTER (fx.port), 10000);
+  return e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 10000);
 }
 
 /* ---------- raw IRC participants ---------- */
@@ -246,46 +204,6 @@ stored_at_least (gpointer data)
 
 /* ---------- replayed history ---------- */
 
-static char *
-shared_dir (void)
-{
-  const char *env = g_getenv ("CATCHUP_SHARED_DIR");
-  const char *top = g_getenv ("top_srcdir");
-
-  if (env != NULL)
-    return g_strdup (env);
-  return g_build_filename (top ? top : ".", "..", "shared", NULL);
-}
-
-/* Lines "[HH:MM] <nick> text" of a real log, restricted to its three most active speakers. */
-static GPtrArray *
-log_lines (guint max)
-{
-  g_autofree char *shared = shared_dir ();
-  g_autofree char *path = g_build_filename (shared, "data", "irc-ubuntu", "dev", "2004-11-15_03.raw.txt", NULL);
-  g_autofree char *text = NULL;
-  g_auto (GStrv) lines = NULL;
-  g_autoptr (GRegex) re = g_regex_new ("^\\[\\d\\d:\\d\\d\\] <([^>]+)> (.+)$", 0, 0, NULL);
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return out;
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 1000; lines[i] != NULL && out->len < max; i++)
-    {
-      g_autoptr (GMatchInfo) m = NULL;
-
-      if (g_regex_match (re, lines[i], 0, &m) && g_utf8_validate (lines[i], -1, NULL))
-        {
-          char **pair = g_new0 (char *, 3);
-          pair[0] = g_match_info_fetch (m, 1);
-          pair[1] = g_match_info_fetch (m, 2);
-          g_ptr_array_add (out, pair);
-        }
-    }
-  return out;
-}
-
 /* ---------- tests ---------- */
 
 static guint
@@ -341,7 +259,7 @@ do_command (const char *cmdline)
 static void
 test_index (void)
 {
-  g_autoptr (GPtrArray) replay = log_lines (40);
+  g_autoptr (GPtrArray) replay = e2e_log_lines (40);
   g_autoptr (GPtrArray) msgs = NULL;
   gint64 t_end;
 
@@ -625,6 +543,6 @@ main (int argc, char **argv)
   g_subprocess_send_signal (fx.ngircd, SIGTERM);
   g_subprocess_wait (fx.ngircd, NULL, NULL);
   g_object_unref (fx.ngircd);
-  remove_tree (fx.dir);
+  e2e_remove_tree (fx.dir);
   return rc;
 }

@@ -1,0 +1,281 @@
+/* End to end over XMPP: a real prosody with a MUC component that plays history back on join, two libpurple
+ * accounts in the headless client (alice runs the catch-up, bob talks), the built plugin loaded. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <gio/gio.h>
+
+#include <cmds.h>
+#include <prefs.h>
+#include <util.h>
+
+#include "catchup.h"
+#include "e2e-client.h"
+
+#define ROOM "lobby@conference.localhost"
+
+static struct {
+  char *dir;
+  GSubprocess *prosody;
+  guint16 port;
+  PurpleAccount *alice, *bob;
+  PurpleConversation *alice_conv, *bob_conv;
+  char *db_path;
+  guint n_said;
+} fx;
+
+/* ---------- prosody ---------- */
+
+static char *
+prosody_config (void)
+{
+  g_autofree char *path = g_build_filename (fx.dir, "prosody.cfg.lua", NULL);
+  g_autofree char *data = g_build_filename (fx.dir, "prosody-data", NULL);
+  g_autofree char *text = NULL;
+
+  g_mkdir_with_parents (data, 0700);
+  /* Loopback only, no TLS, plain passwords: a throwaway server for this test. Root is allowed because CI runs
+   * the suite as root. */
+  text = g_strdup_printf ("run_as_root = true\n"
+                          "pidfile = \"%s/prosody.pid\"\n"
+                          "data_path = \"%s\"\n"
+                          "interfaces = { \"127.0.0.1\" }\n"
+                          "c2s_ports = { %u }\n"
+                          "c2s_direct_tls_ports = {}\n"
+                          "s2s_ports = {}\nhttp_ports = {}\nhttps_ports = {}\n"
+                          "c2s_require_encryption = false\n"
+                          "allow_unencrypted_plain_auth = true\n"
+                          "authentication = \"internal_plain\"\n"
+                          "modules_enabled = { \"roster\", \"saslauth\", \"disco\", \"ping\" }\n"
+                          "modules_disabled = { \"s2s\", \"tls\" }\n"
+                          "log = { warn = \"%s/prosody.log\" }\n"
+                          "VirtualHost \"localhost\"\n"
+                          "Component \"conference.localhost\" \"muc\"\n"
+                          "  muc_room_locking = false\n"
+                          "  max_history_messages = 200\n"
+                          "  muc_room_default_history_length = 100\n",
+                          fx.dir, data, fx.port, fx.dir);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return g_steal_pointer (&path);
+}
+
+static gboolean
+run_prosodyctl (const char *config, const char *user)
+{
+  g_autoptr (GSubprocess) p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                                                NULL, "prosodyctl", "--config", config, "register", user,
+                                                "localhost", "secret", NULL);
+
+  return p != NULL && g_subprocess_wait_check (p, NULL, NULL);
+}
+
+static gboolean
+start_prosody (void)
+{
+  g_autofree char *config = NULL;
+  g_autofree char *exe = g_find_program_in_path ("prosody");
+
+  if (exe == NULL || !g_find_program_in_path ("prosodyctl"))
+    return FALSE;
+  fx.port = e2e_free_port ();
+  config = prosody_config ();
+  if (!run_prosodyctl (config, "alice") || !run_prosodyctl (config, "bob"))
+    return FALSE;
+  fx.prosody = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL, exe,
+                                 "--config", config, "-F", NULL);
+  return fx.prosody != NULL && e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 15000);
+}
+
+static void
+configure_xmpp (PurpleAccount *account, gpointer data)
+{
+  purple_account_set_string (account, "connect_server", "127.0.0.1");
+  purple_account_set_int (account, "port", fx.port);
+  purple_account_set_string (account, "connection_security", "opportunistic_tls");
+  purple_account_set_bool (account, "auth_plain_in_clear", TRUE);
+}
+
+/* ---------- helpers ---------- */
+
+static GPtrArray *
+stored_messages (void)
+{
+  g_autoptr (CatchupStore) store = catchup_store_open (fx.db_path, NULL);
+  gint64 room = store ? catchup_store_find_room (store, "prpl-jabber/alice@localhost/" ROOM, NULL) : 0;
+
+  if (room == 0)
+    return g_ptr_array_new ();
+  return catchup_store_range (store, room, NULL, NULL, 0, NULL);
+}
+
+static gboolean
+stored_at_least (gpointer data)
+{
+  g_autoptr (GPtrArray) msgs = stored_messages ();
+
+  if (msgs->len < GPOINTER_TO_UINT (data))
+    g_usleep (50000);
+  return msgs->len >= GPOINTER_TO_UINT (data);
+}
+
+static void
+bob_says (const char *text)
+{
+  g_autofree char *markup = g_markup_escape_text (text, -1);
+
+  purple_conv_chat_send (PURPLE_CONV_CHAT (fx.bob_conv), markup);
+  fx.n_said++;
+  e2e_spin (30);
+}
+
+static guint
+count_catchups (guint from)
+{
+  guint n = 0;
+
+  for (guint i = from; i < e2e_lines->len; i++)
+    {
+      E2eLine *line = e2e_lines->pdata[i];
+
+      if (g_strcmp0 (line->conv, ROOM) == 0 && fx.alice_conv != NULL && strstr (line->message, "<b>Catch-up</b>")
+          && (line->flags & PURPLE_MESSAGE_SYSTEM))
+        n++;
+    }
+  return n;
+}
+
+static void
+alice_leaves (void)
+{
+  purple_conversation_destroy (fx.alice_conv);
+  fx.alice_conv = NULL;
+  /* Leaving time is whole seconds: what bob says next must be later. */
+  e2e_spin (1500);
+}
+
+static void
+alice_rejoins (void)
+{
+  fx.alice_conv = e2e_join (fx.alice, ROOM, ROOM);
+}
+
+static void
+say_replay (guint n)
+{
+  g_autoptr (GPtrArray) replay = e2e_log_lines (n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *text = NULL;
+
+      if (i < replay->len)
+        text = g_strdup_printf ("%s said: %s", ((char **) replay->pdata[i])[0], ((char **) replay->pdata[i])[1]);
+      else
+        text = g_strdup_printf ("status update %u: the migration step %u is done", fx.n_said, i);
+      bob_says (text);
+    }
+}
+
+/* ---------- tests ---------- */
+
+static void
+test_playback_no_duplicates (void)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  GHashTable *texts = g_hash_table_new (g_str_hash, g_str_equal);
+
+  bob_says ("morning all, the deploy of the parser is planned for 10:00");
+  bob_says ("the lock solution from yesterday stays: flock on the pidfile");
+  bob_says ("Nafallo, please review the fallback before we ship it");
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_said), 20000));
+
+  alice_leaves ();
+  alice_rejoins ();
+  e2e_spin (2000);
+  alice_leaves ();
+  alice_rejoins ();
+  e2e_spin (2000);
+  msgs = stored_messages ();
+  g_assert_cmpuint (msgs->len, ==, fx.n_said);
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+
+      g_assert_cmpstr (m->speaker, ==, "bob");
+      g_assert_false (g_hash_table_contains (texts, m->text));
+      g_hash_table_add (texts, m->text);
+    }
+  g_hash_table_unref (texts);
+}
+
+static void
+test_auto_catchup_once (void)
+{
+  guint from;
+
+  alice_leaves ();
+  say_replay (25);
+  from = e2e_lines->len;
+  alice_rejoins ();
+  /* Settling (500 ms here) then the catch-up itself. */
+  e2e_spin (6000);
+  g_assert_cmpuint (count_catchups (from), ==, 1);
+  g_assert_cmpint (e2e_find_line (ROOM, from, PURPLE_MESSAGE_SYSTEM, "bob"), >=, 0);
+}
+
+static void
+test_auto_catchup_threshold (void)
+{
+  guint from;
+
+  alice_leaves ();
+  say_replay (5);
+  from = e2e_lines->len;
+  alice_rejoins ();
+  e2e_spin (4000);
+  g_assert_cmpuint (count_catchups (from), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *user_dir = NULL;
+  int rc;
+
+  g_test_init (&argc, &argv, NULL);
+  fx.dir = g_dir_make_tmp ("catchup-e2e-xmpp-XXXXXX", &error);
+  g_assert_no_error (error);
+  if (!start_prosody ())
+    {
+      g_printerr ("prosody is not available: skipped\n");
+      e2e_remove_tree (fx.dir);
+      return 77; /* automake's "skipped" */
+    }
+  user_dir = g_build_filename (fx.dir, "purple", NULL);
+  fx.db_path = g_build_filename (user_dir, "catchup", "history.db", NULL);
+
+  e2e_client_init (user_dir);
+  e2e_load_plugin ();
+  purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
+  /* Each rejoin is judged on its own: only the threshold decides. */
+  purple_prefs_set_int ("/plugins/core/catchup/cooldown_seconds", 0);
+  fx.alice = e2e_account_online ("alice@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
+  fx.bob = e2e_account_online ("bob@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
+  fx.bob_conv = e2e_join (fx.bob, ROOM, ROOM);
+  fx.alice_conv = e2e_join (fx.alice, ROOM, ROOM);
+
+  g_test_add_func ("/catchup/e2e-xmpp/playback-no-duplicates", test_playback_no_duplicates);
+  g_test_add_func ("/catchup/e2e-xmpp/auto-catchup-once", test_auto_catchup_once);
+  g_test_add_func ("/catchup/e2e-xmpp/auto-catchup-threshold", test_auto_catchup_threshold);
+  rc = g_test_run ();
+
+  e2e_client_quit ();
+  g_subprocess_send_signal (fx.prosody, SIGTERM);
+  g_subprocess_wait (fx.prosody, NULL, NULL);
+  g_object_unref (fx.prosody);
+  e2e_remove_tree (fx.dir);
+  return rc;
+}
