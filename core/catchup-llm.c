@@ -49,7 +49,7 @@ catchup_llm_config_init (CatchupLlmConfig *config)
   config->retry_max_ms = 30000;
   config->tls_verify = TRUE;
   config->context_tokens = 8192;
-  config->max_reply_tokens = 1024;
+  config->max_reply_tokens = 2048;
   config->embed_batch = 32;
 }
 
@@ -70,6 +70,103 @@ catchup_llm_config_clear (CatchupLlmConfig *config)
   g_clear_pointer (&config->embed_model, g_free);
   g_clear_pointer (&config->api_key, wipe_free);
   g_clear_pointer (&config->query_instruction, g_free);
+}
+
+char *
+catchup_llm_config_default_path (void)
+{
+  return g_build_filename (g_get_user_config_dir (), "purple-catchup", "model.conf", NULL);
+}
+
+#define CONFIG_GROUP "model"
+
+/* An absent key or group keeps the default; anything else is the file's error. */
+static gboolean
+key_ok (const GError *local, GError **error)
+{
+  if (local == NULL || g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND)
+      || g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND))
+    return TRUE;
+  g_propagate_error (error, g_error_copy (local));
+  return FALSE;
+}
+
+static gboolean
+load_string (GKeyFile *file, const char *key, char **field, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  char *value = g_key_file_get_string (file, CONFIG_GROUP, key, &local);
+
+  if (value != NULL)
+    {
+      g_free (*field);
+      *field = value;
+    }
+  return key_ok (local, error);
+}
+
+static gboolean
+load_uint (GKeyFile *file, const char *key, guint *field, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  guint64 value = g_key_file_get_uint64 (file, CONFIG_GROUP, key, &local);
+
+  if (local == NULL)
+    *field = (guint) MIN (value, (guint64) G_MAXUINT);
+  return key_ok (local, error);
+}
+
+static gboolean
+load_bool (GKeyFile *file, const char *key, gboolean *field, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  gboolean value = g_key_file_get_boolean (file, CONFIG_GROUP, key, &local);
+
+  if (local == NULL)
+    *field = value;
+  return key_ok (local, error);
+}
+
+static gboolean
+load_fields (GKeyFile *file, CatchupLlmConfig *c, GError **error)
+{
+  return load_string (file, "base_url", &c->base_url, error)
+         && load_string (file, "chat_model", &c->chat_model, error)
+         && load_string (file, "embed_model", &c->embed_model, error)
+         && load_string (file, "api_key", &c->api_key, error)
+         && load_string (file, "query_instruction", &c->query_instruction, error)
+         && load_uint (file, "timeout_ms", &c->timeout_ms, error)
+         && load_uint (file, "connect_timeout_ms", &c->connect_timeout_ms, error)
+         && load_uint (file, "max_retries", &c->max_retries, error)
+         && load_uint (file, "retry_base_ms", &c->retry_base_ms, error)
+         && load_uint (file, "retry_max_ms", &c->retry_max_ms, error)
+         && load_uint (file, "context_tokens", &c->context_tokens, error)
+         && load_uint (file, "max_reply_tokens", &c->max_reply_tokens, error)
+         && load_uint (file, "embed_batch", &c->embed_batch, error)
+         && load_bool (file, "tls_verify", &c->tls_verify, error);
+}
+
+gboolean
+catchup_llm_config_load (CatchupLlmConfig *config, const char *path, GError **error)
+{
+  g_autoptr (GKeyFile) file = g_key_file_new ();
+  g_autoptr (GError) local = NULL;
+
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &local))
+    {
+      gboolean missing = g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+
+      g_set_error (error, CATCHUP_ERROR, missing ? CATCHUP_ERROR_NOT_FOUND : CATCHUP_ERROR_INVALID,
+                   _("Could not open %s: %s"), path, local->message);
+      return FALSE;
+    }
+  if (!load_fields (file, config, &local))
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("Could not open %s: %s"),
+                   path, local->message);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -808,6 +905,9 @@ chat_reply_text (CatchupLlm *llm, JsonObject *root, GError **error)
       set_unusable (llm, error, _("no message text in it"));
       return NULL;
     }
+  /* A reply cut at max_tokens usually fails to parse later; say why in the debug log. */
+  if (g_strcmp0 (catchup_llm_json_string (json_node_get_object (first), "finish_reason"), "length") == 0)
+    g_debug ("the model's answer was cut at max_reply_tokens (%u)", llm->config.max_reply_tokens);
   return g_strdup (content);
 }
 

@@ -38,6 +38,15 @@ void catchup_llm_config_init (CatchupLlmConfig *config);
 /* Frees the strings; the struct itself is the caller's. */
 void catchup_llm_config_clear (CatchupLlmConfig *config);
 
+/* Where the user's model settings live: g_get_user_config_dir()/purple-catchup/model.conf. */
+char *catchup_llm_config_default_path (void);
+/* Reads the [model] group of a key file over config (keys: base_url, chat_model, embed_model, api_key,
+ * timeout_ms, connect_timeout_ms, max_retries, retry_base_ms, retry_max_ms, tls_verify, context_tokens,
+ * max_reply_tokens, query_instruction, embed_batch); keys that are absent keep their values. A missing file
+ * is CATCHUP_ERROR_NOT_FOUND, a malformed one CATCHUP_ERROR_INVALID. The API key is better kept in
+ * $CATCHUP_API_KEY than in a file. */
+gboolean catchup_llm_config_load (CatchupLlmConfig *config, const char *path, GError **error);
+
 /* What a client has done so far; the catch-up prints it. */
 typedef struct {
   guint chat_calls;         /* HTTP requests to /chat/completions, retries included */

@@ -316,6 +316,41 @@ test_base_url_forms (void)
     }
 }
 
+static void
+test_config_load (void)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, "model.conf", NULL);
+  g_autofree char *missing = g_build_filename (tmp_dir, "absent.conf", NULL);
+  g_autofree char *default_path = catchup_llm_config_default_path ();
+  g_autoptr (GError) error = NULL;
+  CatchupLlmConfig config;
+
+  catchup_llm_config_init (&config);
+  g_assert_true (g_file_set_contents (path,
+                                      "[model]\nbase_url=http://localhost:11434\nchat_model=qwen3:8b\n"
+                                      "embed_model=qwen3-embedding\ntimeout_ms=20000\ntls_verify=true\n"
+                                      "query_instruction=Instruct: find it\\nQuery: \n", -1, &error));
+  g_assert_true (catchup_llm_config_load (&config, path, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (config.base_url, ==, "http://localhost:11434");
+  g_assert_cmpstr (config.chat_model, ==, "qwen3:8b");
+  g_assert_cmpstr (config.query_instruction, ==, "Instruct: find it\nQuery: ");
+  g_assert_cmpuint (config.timeout_ms, ==, 20000);
+  /* absent keys keep their defaults */
+  g_assert_cmpuint (config.max_retries, ==, 2);
+  g_assert_true (config.tls_verify);
+
+  g_assert_true (g_file_set_contents (path, "[model]\ntimeout_ms=soon\n", -1, &error));
+  g_assert_false (catchup_llm_config_load (&config, path, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (catchup_llm_config_load (&config, missing, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+  g_assert_true (g_str_has_suffix (default_path, "purple-catchup/model.conf"));
+  catchup_llm_config_clear (&config);
+  g_remove (path);
+}
+
 /* --- success paths --- */
 
 static void
@@ -1239,6 +1274,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/catchup/llm/base-url", test_base_url);
   g_test_add_func ("/catchup/llm/base-url-forms", test_base_url_forms);
+  g_test_add_func ("/catchup/llm/config-load", test_config_load);
   g_test_add_func ("/catchup/llm/chat", test_chat);
   g_test_add_func ("/catchup/llm/chat-counted-tokens", test_chat_counted_tokens);
   g_test_add_func ("/catchup/llm/chat-async", test_chat_async);
