@@ -46,7 +46,8 @@ catchup_llm_config_init (CatchupLlmConfig *config)
   config->connect_timeout_ms = 10000;
   config->max_retries = 2;
   config->retry_base_ms = 500;
-  config->retry_max_ms = 30000;
+  /* Someone is waiting for the catch-up: a server asking for minutes gets seconds, then an error. */
+  config->retry_max_ms = 10000;
   config->tls_verify = TRUE;
   config->context_tokens = 8192;
   config->max_reply_tokens = 2048;
