@@ -89,13 +89,14 @@ catchup_vec_quantize (const float *v, gint8 *out, guint dim)
 }
 
 float
-catchup_vec_dot_q (const float *a, const gint8 *q, guint dim)
+catchup_vec_dot_qq (const gint8 *a, const gint8 *b)
 {
-  float s = 0;
+  gint32 s = 0;
 
-  for (guint d = 0; d < dim; d++)
-    s += a[d] * q[d];
-  return s / 127.0f;
+  /* a fixed trip count and an integer sum: the compiler vectorises this without fast-math */
+  for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
+    s += (gint32) a[d] * (gint32) b[d];
+  return (float) s / (127.0f * 127.0f);
 }
 
 static gboolean

@@ -33,6 +33,7 @@ void catchup_embed_hashed (const char *text, float *out);
 float catchup_vec_dot (const float *a, const float *b, guint dim);
 /* int8 quantisation for storage (scale 127 over a unit vector). */
 void catchup_vec_quantize (const float *v, gint8 *out, guint dim);
-float catchup_vec_dot_q (const float *a, const gint8 *q, guint dim);
+/* Both sides quantised: an integer dot product (the hot loop of a dense scan), scaled back to a cosine. */
+float catchup_vec_dot_qq (const gint8 *a, const gint8 *b);
 
 G_END_DECLS

@@ -72,6 +72,20 @@ catchup_gap_new (void)
   return g_new0 (CatchupGap, 1);
 }
 
+CatchupGap *
+catchup_gap_copy (const CatchupGap *gap)
+{
+  CatchupGap *copy = g_memdup2 (gap, sizeof *gap);
+
+  copy->utterance_id = g_strdup (gap->utterance_id);
+  copy->expression = g_strdup (gap->expression);
+  copy->reason = g_strdup (gap->reason);
+  copy->evidence = g_strdup (gap->evidence);
+  copy->anchors = g_strdup (gap->anchors);
+  copy->query = g_strdup (gap->query);
+  return copy;
+}
+
 void
 catchup_gap_free (CatchupGap *gap)
 {

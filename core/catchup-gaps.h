@@ -30,6 +30,7 @@ typedef struct {
 } CatchupGap;
 
 CatchupGap *catchup_gap_new (void);
+CatchupGap *catchup_gap_copy (const CatchupGap *gap);
 void catchup_gap_free (CatchupGap *gap);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupGap, catchup_gap_free)
 const char *catchup_gap_type_to_string (CatchupGapType type);

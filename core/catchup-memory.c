@@ -18,6 +18,9 @@
 /* Turn refinement scores a turn by BM25 against the gap query plus COSINE_WEIGHT times the default
  * embedder's cosine (which catches word variants BM25 misses). Measured on the dev windows. */
 #define COSINE_WEIGHT 2.0
+/* FTS5's cost grows with every OR-ed term and the rarest carry the retrieval: 16 terms cost one gap in 42
+ * on the dev windows and nothing on the questions, and halve the time of a catch-up. */
+#define FOCUS_TERMS 16
 
 static const char *const method_names[] = { "none", "recent", "full", "sparse", "dense", "hybrid", "remember", NULL };
 
@@ -146,6 +149,8 @@ typedef struct {
   const CatchupPos *before;
   CatchupEmbedder *embedder;
   GCancellable *cancellable;
+  GHashTable *chunks;   /* chunk id -> CachedChunk */
+  GHashTable *df;       /* term -> document frequency, shared by the queries of one build */
 } Ctx;
 
 static gboolean
@@ -156,28 +161,75 @@ embed_one (Ctx *ctx, const char *text, gboolean is_query, float *out, GError **e
   return ctx->embedder->embed (ctx->embedder, texts, 1, is_query, out, ctx->cancellable, error);
 }
 
-/* Chunks for a query: sparse and/or dense top lists, fused by RRF, best `keep`. */
+/* Chunks for a query: its sparse list (when asked) and the given dense list, fused by RRF, best `keep`. */
 static GArray *
-chunks_for (Ctx *ctx, const char *query, const float *qvec, gboolean sparse, gboolean dense, guint top,
-            guint keep, GError **error)
+chunks_for (Ctx *ctx, const char *query, gboolean sparse, GArray *dense, guint top, guint keep, GError **error)
 {
-  g_autoptr (GArray) s = NULL, d = NULL;
+  g_autoptr (GArray) s = NULL;
   GArray *lists[2] = { NULL, NULL };
   guint n = 0;
 
   if (sparse && (s = catchup_retrieve_sparse (ctx->store, ctx->room, query, ctx->before, top, error)) == NULL)
     return NULL;
-  if (dense && (d = catchup_retrieve_dense (ctx->store, ctx->room, qvec, ctx->before, top, error)) == NULL)
-    return NULL;
   if (s)
     lists[n++] = s;
-  if (d)
-    lists[n++] = d;
+  if (dense)
+    lists[n++] = dense;
   return catchup_retrieve_fuse (lists, n, CATCHUP_RRF_K, keep);
 }
 
+/* A chunk's turns before the window with their vectors, loaded once per build: gaps share chunks. */
 typedef struct {
-  CatchupMessage *msg;
+  GPtrArray *turns;   /* CatchupMessage */
+  GPtrArray *lines;   /* "speaker: text" */
+  float *vecs;        /* turns->len * CATCHUP_EMBED_DIM */
+} CachedChunk;
+
+static void
+cached_chunk_free (CachedChunk *c)
+{
+  g_ptr_array_unref (c->turns);
+  g_ptr_array_unref (c->lines);
+  g_free (c->vecs);
+  g_free (c);
+}
+
+static CachedChunk *
+chunk_load (Ctx *ctx, gint64 id, GError **error)
+{
+  CachedChunk *c = g_hash_table_lookup (ctx->chunks, &id);
+  g_autoptr (GPtrArray) all = NULL;
+
+  if (c != NULL)
+    return c;
+  if ((all = catchup_retrieve_chunk_turns (ctx->store, id, error)) == NULL)
+    return NULL;
+  c = g_new0 (CachedChunk, 1);
+  c->turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  c->lines = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < all->len; i++)
+    {
+      CatchupMessage *m = all->pdata[i];
+      CatchupPos p = catchup_pos_of (m);
+
+      if (ctx->before && catchup_pos_cmp (&p, ctx->before) >= 0)
+        continue;
+      g_ptr_array_add (c->lines, g_strdup_printf ("%s: %s", m->speaker, m->text));
+      g_ptr_array_add (c->turns, g_ptr_array_steal_index (all, i--));
+    }
+  c->vecs = g_new (float, (gsize) MAX (c->turns->len, 1) * CATCHUP_EMBED_DIM);
+  if (c->turns->len && !ctx->embedder->embed (ctx->embedder, (const char *const *) c->lines->pdata, c->lines->len,
+                                              FALSE, c->vecs, ctx->cancellable, error))
+    {
+      cached_chunk_free (c);
+      return NULL;
+    }
+  g_hash_table_insert (ctx->chunks, g_memdup2 (&id, sizeof id), c);
+  return c;
+}
+
+typedef struct {
+  const CatchupMessage *msg;   /* owned by the chunk cache */
   float score;
 } Scored;
 
@@ -189,49 +241,31 @@ cmp_scored (gconstpointer a, gconstpointer b)
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void
-scored_clear (gpointer p)
-{
-  catchup_message_free (((Scored *) p)->msg);
-}
-
 /* Turn refinement: the turns of the kept chunks (before the window only), each scored against the query
- * by cosine, best first. */
+ * by turn-level BM25 plus the embedder's cosine, and by its chunk's rank when chunk_prior > 0; best first. */
 static GArray *
-refine_turns (Ctx *ctx, GArray *chunks, const char *query, const float *qvec, double chunk_prior,
-              GError **error)
+refine_turns (Ctx *ctx, GArray *chunks, GHashTable *idf, const float *qvec, double chunk_prior, GError **error)
 {
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (Scored));
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GHashTable) idf = catchup_retrieve_idf (ctx->store, query, error);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
 
-  if (idf == NULL)
-    return NULL;
-
-  g_array_set_clear_func (out, scored_clear);
   for (guint c = 0; c < chunks->len; c++)
     {
-      g_autoptr (GPtrArray) turns = catchup_retrieve_chunk_turns (ctx->store, g_array_index (chunks, CatchupHit,
-                                                                                            c).chunk, error);
+      CachedChunk *cc = chunk_load (ctx, g_array_index (chunks, CatchupHit, c).chunk, error);
 
-      if (turns == NULL)
+      if (cc == NULL)
         return NULL;
-      for (guint i = 0; i < turns->len; i++)
+      for (guint i = 0; i < cc->turns->len; i++)
         {
-          CatchupMessage *m = turns->pdata[i];
-          CatchupPos p = catchup_pos_of (m);
-          g_autofree char *line = NULL;
-          float v[CATCHUP_EMBED_DIM];
-          Scored s;
+          const CatchupMessage *m = cc->turns->pdata[i];
+          Scored s = { m, 0 };
 
-          if ((ctx->before && catchup_pos_cmp (&p, ctx->before) >= 0) || !g_hash_table_add (seen, g_strdup (m->id)))
+          /* overlapping chunks hold the same turn twice */
+          if (!g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) m->row)))
             continue;
-          line = g_strdup_printf ("%s: %s", m->speaker, m->text);
-          if (!embed_one (ctx, line, FALSE, v, error))
-            return NULL;
-          s.score = COSINE_WEIGHT * catchup_vec_dot (qvec, v, CATCHUP_EMBED_DIM) +
-                    catchup_retrieve_turn_bm25 (idf, line) + chunk_prior * (double) (chunks->len - c) / chunks->len;
-          s.msg = g_ptr_array_steal_index (turns, i--);
+          s.score = COSINE_WEIGHT * catchup_vec_dot (qvec, cc->vecs + (gsize) i * CATCHUP_EMBED_DIM, CATCHUP_EMBED_DIM) +
+                    catchup_retrieve_turn_bm25 (idf, cc->lines->pdata[i]) +
+                    chunk_prior * (double) (chunks->len - c) / chunks->len;
           g_array_append_val (out, s);
         }
     }
@@ -266,26 +300,67 @@ accumulate (CatchupMemory *mem, GPtrArray *lists, guint budget)
  * variants of a referent's words) and ranks single turns; a question is answered better by BM25 alone with
  * the chunk's rank dominating (the answer's context shares the question's words more than the answer does).
  */
-typedef enum { QUERY_GAP, QUERY_QUESTION } QueryKind;
+static GArray *
+turns_for (Ctx *ctx, const char *query, const float *qvec, GArray *dense, guint keep, double chunk_prior,
+           GError **error)
+{
+  g_autoptr (GHashTable) idf = catchup_retrieve_idf (ctx->store, query, ctx->df, error);
+  g_autofree char *focus = idf ? catchup_retrieve_focus (idf, FOCUS_TERMS) : NULL;
+  g_autoptr (GArray) chunks = focus ? chunks_for (ctx, focus, TRUE, dense, CATCHUP_RETRIEVE_TOP, keep, error) : NULL;
+
+  return chunks ? refine_turns (ctx, chunks, idf, qvec, chunk_prior, error) : NULL;
+}
 
 static GArray *
-turns_for_query (Ctx *ctx, const char *query, guint keep, QueryKind kind, GError **error)
+turns_for_gap (Ctx *ctx, const char *query, const float *qvec, GArray *dense, guint keep, GError **error)
+{
+  return turns_for (ctx, query, qvec, dense, keep, 0.0, error);
+}
+
+static GArray *
+turns_for_question (Ctx *ctx, const char *query, GError **error)
 {
   float qvec[CATCHUP_EMBED_DIM];
-  g_autoptr (GArray) chunks = NULL;
 
   if (!embed_one (ctx, query, TRUE, qvec, error))
     return NULL;
-  chunks = chunks_for (ctx, query, qvec, TRUE, kind == QUERY_GAP, CATCHUP_RETRIEVE_TOP, keep, error);
-  if (chunks == NULL)
-    return NULL;
-  return refine_turns (ctx, chunks, query, qvec, kind == QUERY_GAP ? 0.0 : 10.0, error);
+  return turns_for (ctx, query, qvec, NULL, CATCHUP_RETRIEVE_TOP, 10.0, error);
 }
 
 static guint
 chunks_per_gap (const CatchupMemoryOptions *opts)
 {
   return opts->chunks_per_gap ? opts->chunks_per_gap : MAX (1, opts->budget / CATCHUP_CHUNK_TOKENS);
+}
+
+static gboolean
+gap_lists (Ctx *ctx, GPtrArray *gaps, guint keep, GPtrArray *lists, GError **error)
+{
+  guint n = gaps->len;
+  g_autofree float *qvecs = g_new (float, (gsize) MAX (n, 1) * CATCHUP_EMBED_DIM);
+  g_autofree const char **queries = g_new0 (const char *, n + 1);
+  g_autofree GArray **dense = g_new0 (GArray *, MAX (n, 1));
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < n; i++)
+    queries[i] = ((CatchupGap *) gaps->pdata[i])->query;
+  if (n == 0)
+    return TRUE;
+  if (!ctx->embedder->embed (ctx->embedder, queries, n, TRUE, qvecs, ctx->cancellable, error) ||
+      !catchup_retrieve_dense_multi (ctx->store, ctx->room, qvecs, n, ctx->before, CATCHUP_RETRIEVE_TOP, dense,
+                                     error))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      GArray *l = ok ? turns_for_gap (ctx, queries[i], qvecs + (gsize) i * CATCHUP_EMBED_DIM, dense[i], keep,
+                                      error) : NULL;
+
+      ok = ok && l != NULL;
+      if (l)
+        g_ptr_array_add (lists, l);
+      g_array_unref (dense[i]);
+    }
+  return ok;
 }
 
 static gboolean
@@ -296,19 +371,7 @@ build_remember (Ctx *ctx, GPtrArray *window, const CatchupMemoryOptions *opts, C
 
   if (opts->gaps)
     for (guint i = 0; i < opts->gaps->len; i++)
-      {
-        CatchupGap *g = opts->gaps->pdata[i];
-        CatchupGap *copy = catchup_gap_new ();
-
-        *copy = *g;
-        copy->utterance_id = g_strdup (g->utterance_id);
-        copy->expression = g_strdup (g->expression);
-        copy->reason = g_strdup (g->reason);
-        copy->evidence = g_strdup (g->evidence);
-        copy->anchors = g_strdup (g->anchors);
-        copy->query = g_strdup (g->query);
-        g_ptr_array_add (mem->gaps, copy);
-      }
+      g_ptr_array_add (mem->gaps, catchup_gap_copy (opts->gaps->pdata[i]));
   else
     {
       g_autoptr (GPtrArray) found = catchup_gaps_detect (window, opts->max_gaps);
@@ -316,17 +379,9 @@ build_remember (Ctx *ctx, GPtrArray *window, const CatchupMemoryOptions *opts, C
       g_ptr_array_extend_and_steal (mem->gaps, g_steal_pointer (&found));
     }
   if (!add_recent (ctx->store, ctx->room, ctx->before, mem, MIN (opts->lead_in, opts->budget), opts->budget,
-                   error))
+                   error) ||
+      !gap_lists (ctx, mem->gaps, chunks_per_gap (opts), lists, error))
     return FALSE;
-  for (guint i = 0; i < mem->gaps->len; i++)
-    {
-      CatchupGap *g = mem->gaps->pdata[i];
-      GArray *l = turns_for_query (ctx, g->query, chunks_per_gap (opts), QUERY_GAP, error);
-
-      if (l == NULL)
-        return FALSE;
-      g_ptr_array_add (lists, l);
-    }
   accumulate (mem, lists, opts->budget);
   return TRUE;
 }
@@ -337,14 +392,14 @@ build_single_query (Ctx *ctx, const char *query, CatchupMethod method, guint bud
                     GError **error)
 {
   float qvec[CATCHUP_EMBED_DIM];
-  g_autoptr (GArray) chunks = NULL;
-  gboolean hybrid = method == CATCHUP_METHOD_HYBRID;
-  guint top = hybrid ? 4 : CATCHUP_RETRIEVE_TOP;
+  g_autoptr (GArray) chunks = NULL, dense = NULL;
+  guint top = method == CATCHUP_METHOD_HYBRID ? 4 : CATCHUP_RETRIEVE_TOP;
 
-  if (!embed_one (ctx, query, TRUE, qvec, error))
+  if (method != CATCHUP_METHOD_SPARSE &&
+      (!embed_one (ctx, query, TRUE, qvec, error) ||
+       (dense = catchup_retrieve_dense (ctx->store, ctx->room, qvec, ctx->before, top, error)) == NULL))
     return FALSE;
-  chunks = chunks_for (ctx, query, qvec, method != CATCHUP_METHOD_DENSE, method != CATCHUP_METHOD_SPARSE, top,
-                       CATCHUP_RETRIEVE_TOP, error);
+  chunks = chunks_for (ctx, query, method != CATCHUP_METHOD_DENSE, dense, top, CATCHUP_RETRIEVE_TOP, error);
   if (chunks == NULL)
     return FALSE;
   for (guint c = 0; c < chunks->len; c++)
@@ -384,38 +439,60 @@ build_full (Ctx *ctx, CatchupMemory *mem, GError **error)
   return TRUE;
 }
 
+/* A question is one gap whose own words are the evidence query. */
+static gboolean
+build_question (Ctx *ctx, const char *query, guint budget, CatchupMemory *mem, GError **error)
+{
+  g_autoptr (GPtrArray) lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  GArray *l = turns_for_question (ctx, query, error);
+
+  if (l == NULL)
+    return FALSE;
+  g_ptr_array_add (lists, l);
+  accumulate (mem, lists, budget);
+  return TRUE;
+}
+
+static gboolean
+build_method (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemoryOptions *opts,
+              CatchupMemory *mem, GError **error)
+{
+  switch (opts->method)
+    {
+    case CATCHUP_METHOD_NONE:
+      return TRUE;
+    case CATCHUP_METHOD_RECENT:
+      /* without a window "recent" has nothing to be recent to: the question's best chunks stand in */
+      return ctx->before ? add_recent (ctx->store, ctx->room, ctx->before, mem, opts->budget, opts->budget, error)
+                         : build_single_query (ctx, query, CATCHUP_METHOD_SPARSE, opts->budget, mem, error);
+    case CATCHUP_METHOD_FULL:
+      return build_full (ctx, mem, error);
+    case CATCHUP_METHOD_SPARSE:
+    case CATCHUP_METHOD_DENSE:
+    case CATCHUP_METHOD_HYBRID:
+      return build_single_query (ctx, query, opts->method, opts->budget, mem, error);
+    case CATCHUP_METHOD_REMEMBER:
+      return window ? build_remember (ctx, window, opts, mem, error)
+                    : build_question (ctx, query, opts->budget, mem, error);
+    }
+  return TRUE;
+}
+
 static CatchupMemory *
 build (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemoryOptions *opts, GError **error)
 {
   g_autoptr (CatchupMemory) mem = memory_new ();
   g_autoptr (CatchupEmbedder) own = NULL;
-  gboolean ok = TRUE;
+  g_autoptr (GHashTable) chunks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                          (GDestroyNotify) cached_chunk_free);
+  g_autoptr (GHashTable) df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   if (ctx->embedder == NULL)
     ctx->embedder = own = catchup_embedder_new_default ();
-  switch (opts->method)
-    {
-    case CATCHUP_METHOD_NONE:
-      break;
-    case CATCHUP_METHOD_RECENT:
-      ok = ctx->before ? add_recent (ctx->store, ctx->room, ctx->before, mem, opts->budget, opts->budget, error)
-                       : build_single_query (ctx, query, CATCHUP_METHOD_SPARSE, opts->budget, mem, error);
-      break;
-    case CATCHUP_METHOD_FULL:
-      ok = build_full (ctx, mem, error);
-      break;
-    case CATCHUP_METHOD_SPARSE:
-    case CATCHUP_METHOD_DENSE:
-    case CATCHUP_METHOD_HYBRID:
-      ok = build_single_query (ctx, query, opts->method, opts->budget, mem, error);
-      break;
-    case CATCHUP_METHOD_REMEMBER:
-      ok = build_remember (ctx, window, opts, mem, error);
-      break;
-    }
-  if (ok && g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
-    ok = FALSE;
-  if (!ok)
+  ctx->chunks = chunks;
+  ctx->df = df;
+  if (!build_method (ctx, window, query, opts, mem, error) ||
+      g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
     return NULL;
   g_ptr_array_sort (mem->turns, cmp_chrono);
   return g_steal_pointer (&mem);
@@ -427,7 +504,7 @@ catchup_memory_build (CatchupStore *store, gint64 room, GPtrArray *window, const
 {
   g_autofree char *query = NULL;
   CatchupPos first;
-  Ctx ctx = { store, room, &first, opts->embedder, cancellable };
+  Ctx ctx = { store, room, &first, opts->embedder, cancellable, NULL, NULL };
 
   if (window == NULL || window->len == 0)
     {
@@ -436,7 +513,6 @@ catchup_memory_build (CatchupStore *store, gint64 room, GPtrArray *window, const
     }
   first = catchup_pos_of (window->pdata[0]);
   query = window_text (window);
-
   return build (&ctx, window, query, opts, error);
 }
 
@@ -444,26 +520,7 @@ CatchupMemory *
 catchup_memory_recall (CatchupStore *store, gint64 room, const char *query, const CatchupMemoryOptions *opts,
                        GCancellable *cancellable, GError **error)
 {
-  Ctx ctx = { store, room, NULL, opts->embedder, cancellable };
-  g_autoptr (CatchupMemory) mem = NULL;
+  Ctx ctx = { store, room, NULL, opts->embedder, cancellable, NULL, NULL };
 
-  if (opts->method != CATCHUP_METHOD_REMEMBER)
-    return build (&ctx, NULL, query, opts, error);
-  /* a question is one gap: its own words are the evidence query */
-  mem = memory_new ();
-  {
-    g_autoptr (CatchupEmbedder) own = ctx.embedder ? NULL : catchup_embedder_new_default ();
-    g_autoptr (GPtrArray) lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-    GArray *l;
-
-    if (own)
-      ctx.embedder = own;
-    l = turns_for_query (&ctx, query, CATCHUP_RETRIEVE_TOP, QUERY_QUESTION, error);
-    if (l == NULL)
-      return NULL;
-    g_ptr_array_add (lists, l);
-    accumulate (mem, lists, opts->budget);
-  }
-  g_ptr_array_sort (mem->turns, cmp_chrono);
-  return g_steal_pointer (&mem);
+  return build (&ctx, NULL, query, opts, error);
 }

@@ -85,41 +85,77 @@ cmp_hit_desc (gconstpointer a, gconstpointer b)
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
-GArray *
-catchup_retrieve_dense (CatchupStore *store, gint64 room, const float *qvec, const CatchupPos *before,
-                        guint top, GError **error)
+/* Keeps the best `top` hits of a list sorted best first: most chunks lose to the current last place, so
+ * the insertion is rarely paid. */
+static void
+keep_top (GArray *hits, guint top, CatchupHit h)
 {
-  g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (CatchupHit));
+  guint i;
+
+  if (hits->len == top && g_array_index (hits, CatchupHit, top - 1).score >= h.score)
+    return;
+  if (hits->len == top)
+    g_array_set_size (hits, top - 1);
+  for (i = hits->len; i > 0 && g_array_index (hits, CatchupHit, i - 1).score < h.score; i--)
+    ;
+  g_array_insert_val (hits, i, h);
+}
+
+gboolean
+catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qvecs, guint n_queries,
+                              const CatchupPos *before, guint top, GArray **out, GError **error)
+{
   sqlite3_stmt *st = catchup_store_prepare (store,
       "SELECT id, vec FROM chunks WHERE room = ?1 AND (last_ts < ?2 OR (last_ts = ?2 AND last_row < ?3))",
       error);
   int rc;
 
+  g_autofree gint8 *qq = g_new (gint8, (gsize) MAX (n_queries, 1) * CATCHUP_EMBED_DIM);
+
   if (st == NULL)
-    return NULL;
+    return FALSE;
+  for (guint q = 0; q < n_queries; q++)
+    {
+      out[q] = g_array_sized_new (FALSE, FALSE, sizeof (CatchupHit), top + 1);
+      catchup_vec_quantize (qvecs + (gsize) q * CATCHUP_EMBED_DIM, qq + (gsize) q * CATCHUP_EMBED_DIM,
+                            CATCHUP_EMBED_DIM);
+    }
   sqlite3_bind_int64 (st, 1, room);
   sqlite3_bind_int64 (st, 2, before ? before->ts : G_MAXINT64);
   sqlite3_bind_int64 (st, 3, before ? before->row : G_MAXINT64);
+  /* one pass over the room's vectors serves every query: reading them costs more than the dot products */
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
-      CatchupHit h = { sqlite3_column_int64 (st, 0), 0 };
+      const gint8 *vec = sqlite3_column_blob (st, 1);
 
-      if (sqlite3_column_bytes (st, 1) != CATCHUP_EMBED_DIM)
+      if (top == 0 || sqlite3_column_bytes (st, 1) != CATCHUP_EMBED_DIM)
         continue;
-      h.score = catchup_vec_dot_q (qvec, sqlite3_column_blob (st, 1), CATCHUP_EMBED_DIM);
-      if (h.score > 0)
-        g_array_append_val (hits, h);
+      for (guint q = 0; q < n_queries; q++)
+        {
+          CatchupHit h = { sqlite3_column_int64 (st, 0), catchup_vec_dot_qq (qq + (gsize) q * CATCHUP_EMBED_DIM, vec) };
+
+          if (h.score > 0)
+            keep_top (out[q], top, h);
+        }
     }
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
+      for (guint q = 0; q < n_queries; q++)
+        g_clear_pointer (&out[q], g_array_unref);
       catchup_store_set_error (store, rc, error, "dense retrieval");
-      return NULL;
+      return FALSE;
     }
-  g_array_sort (hits, cmp_hit_desc);
-  if (hits->len > top)
-    g_array_set_size (hits, top);
-  return g_steal_pointer (&hits);
+  return TRUE;
+}
+
+GArray *
+catchup_retrieve_dense (CatchupStore *store, gint64 room, const float *qvec, const CatchupPos *before,
+                        guint top, GError **error)
+{
+  GArray *hits = NULL;
+
+  return catchup_retrieve_dense_multi (store, room, qvec, 1, before, top, &hits, error) ? hits : NULL;
 }
 
 GArray *
@@ -194,7 +230,7 @@ catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
 }
 
 GHashTable *
-catchup_retrieve_idf (CatchupStore *store, const char *query, GError **error)
+catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache, GError **error)
 {
   g_autoptr (GHashTable) idf = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GHashTable) base = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -217,6 +253,7 @@ catchup_retrieve_idf (CatchupStore *store, const char *query, GError **error)
     {
       const char *t = terms->pdata[i];
       double df = 0, *v;
+      gpointer cached;
 
       if ((v = g_hash_table_lookup (idf, t)) != NULL)
         {
@@ -224,10 +261,17 @@ catchup_retrieve_idf (CatchupStore *store, const char *query, GError **error)
           *v += *(double *) g_hash_table_lookup (base, t);
           continue;
         }
-      sqlite3_bind_text (st, 1, t, -1, SQLITE_STATIC);
-      if (sqlite3_step (st) == SQLITE_ROW)
-        df = sqlite3_column_double (st, 0);
-      sqlite3_reset (st);
+      if (df_cache && g_hash_table_lookup_extended (df_cache, t, NULL, &cached))
+        df = GPOINTER_TO_SIZE (cached);
+      else
+        {
+          sqlite3_bind_text (st, 1, t, -1, SQLITE_STATIC);
+          if (sqlite3_step (st) == SQLITE_ROW)
+            df = sqlite3_column_double (st, 0);
+          sqlite3_reset (st);
+          if (df_cache)
+            g_hash_table_insert (df_cache, g_strdup (t), GSIZE_TO_POINTER ((gsize) df));
+        }
       v = g_new (double, 1);
       *v = log (1.0 + (n - df + 0.5) / (df + 0.5));
       g_hash_table_insert (idf, g_strdup (t), v);
@@ -259,4 +303,30 @@ catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text)
       score += *(double *) g_hash_table_lookup (idf, key) * f * 2.2 / (f + norm);
     }
   return score;
+}
+
+static gint
+cmp_weight_desc (gconstpointer a, gconstpointer b, gpointer idf)
+{
+  double x = *(double *) g_hash_table_lookup (idf, *(const char *const *) a);
+  double y = *(double *) g_hash_table_lookup (idf, *(const char *const *) b);
+
+  return x < y ? 1 : x > y ? -1 : strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+char *
+catchup_retrieve_focus (GHashTable *idf, guint max_terms)
+{
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, idf);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (keys, key);
+  g_ptr_array_sort_with_data (keys, cmp_weight_desc, idf);
+  if (keys->len > max_terms)
+    g_ptr_array_set_size (keys, max_terms);
+  g_ptr_array_add (keys, NULL);
+  return g_strjoinv (" ", (char **) keys->pdata);
 }

@@ -18,6 +18,10 @@ GArray *catchup_retrieve_sparse (CatchupStore *store, gint64 room, const char *q
                                  guint top, GError **error);
 GArray *catchup_retrieve_dense (CatchupStore *store, gint64 room, const float *query_vec,
                                 const CatchupPos *before, guint top, GError **error);
+/* The dense lists of n_queries query vectors (n_queries * CATCHUP_EMBED_DIM floats) in one pass over the
+ * room's chunk vectors; out[q] gets query q's hits, best first. */
+gboolean catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qvecs, guint n_queries,
+                                       const CatchupPos *before, guint top, GArray **out, GError **error);
 /* Reciprocal rank fusion s(c) = sum 1/(k + rank) over the lists (ranks from 1). */
 GArray *catchup_retrieve_fuse (GArray *const *lists, guint n_lists, guint k, guint top);
 /* The turns of a chunk, in order. */
@@ -26,9 +30,14 @@ GPtrArray *catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GErr
 G_END_DECLS
 
 G_BEGIN_DECLS
-/* Inverse document frequency over the chunk index of each distinct term of query (stemmed, no stop words):
- * term -> double*, for scoring single turns the way BM25 scores chunks. */
-GHashTable *catchup_retrieve_idf (CatchupStore *store, const char *query, GError **error);
+/* Inverse document frequency over the chunk index of each distinct term of query (stemmed, no stop words),
+ * times the term's count in the query: term -> double*, for scoring single turns the way BM25 scores chunks.
+ * df_cache (term -> df as a pointer-sized integer; may be NULL) saves index look-ups across queries. */
+GHashTable *catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache,
+                                  GError **error);
+/* The max_terms heaviest terms of an idf table, space-separated: a short query for the FTS5 index, whose
+ * cost grows with every OR-ed term. */
+char *catchup_retrieve_focus (GHashTable *idf, guint max_terms);
 /* BM25 of one turn's text against the idf table (k1 = 1.2, b = 0.75 over an average chat turn). */
 double catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text);
 G_END_DECLS

@@ -329,7 +329,7 @@ static void
 test_idf_turn_bm25 (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GHashTable) idf = catchup_retrieve_idf (fx->store, "is the zeppelin printer ready", &error);
+  g_autoptr (GHashTable) idf = catchup_retrieve_idf (fx->store, "is the zeppelin printer ready", NULL, &error);
   double *rare, *common, with, without, none;
 
   g_assert_no_error (error);
@@ -359,13 +359,13 @@ static void
 test_idf_empty_and_unknown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GHashTable) empty = catchup_retrieve_idf (fx->store, "", &error);
+  g_autoptr (GHashTable) empty = catchup_retrieve_idf (fx->store, "", NULL, &error);
   g_autoptr (GHashTable) hostile = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpuint (g_hash_table_size (empty), ==, 0);
   g_assert_cmpfloat (catchup_retrieve_turn_bm25 (empty, "anything at all"), ==, 0);
-  hostile = catchup_retrieve_idf (fx->store, "\"NEAR( OR * ^ 🙂 飞艇 xyzzyq", &error);
+  hostile = catchup_retrieve_idf (fx->store, "\"NEAR( OR * ^ 🙂 飞艇 xyzzyq", NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (hostile);
   /* a term no chunk holds has the highest idf there is */
