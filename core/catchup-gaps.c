@@ -254,9 +254,13 @@ window_anchors (GPtrArray *window, guint i)
   for (guint k = i >= ANCHOR_TURNS ? i - ANCHOR_TURNS : 0; k < i; k++)
     {
       CatchupMessage *m = window->pdata[k];
-      g_autofree char *t = catchup_text_terms_joined (m->text, TRUE);
+      g_auto (GStrv) words = plain_words (m->text);
 
-      g_string_append_printf (s, "%s%s", s->len ? " " : "", t);
+      /* words as written, not stemmed terms: the query is stemmed when it is searched, and a stem stemmed
+       * again can be another word ("please" -> "pleas" -> "plea", "release" -> "releas" -> "relea") */
+      for (guint w = 0; words[w]; w++)
+        if (g_unichar_isalnum (g_utf8_get_char (words[w])) && !catchup_text_is_stop_word (words[w]))
+          g_string_append_printf (s, "%s%s", s->len ? " " : "", words[w]);
     }
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
