@@ -10,8 +10,9 @@
 #include "catchup-message.h"
 #include "catchup-text.h"
 
-/* Ids, times and JSON punctuation around each turn's own tokens. */
-#define TURN_OVERHEAD_TOKENS 16
+/* What a BPE tokenizer makes of a turn's JSON frame, id and ISO time: about 28 tokens. The library's counter
+ * would count each quote and colon apart and nearly double it, splitting windows that fit. */
+#define TURN_FRAME_TOKENS 28
 
 static char *
 read_template (const char *path, gboolean *found, GError **error)
@@ -168,7 +169,17 @@ catchup_llm_prompt_turn_cost (gconstpointer message)
 {
   const CatchupMessage *m = message;
 
-  return catchup_text_count_turn (m->speaker ? m->speaker : "", m->text ? m->text : "") + TURN_OVERHEAD_TOKENS;
+  return catchup_text_count_turn (m->speaker ? m->speaker : "", m->text ? m->text : "") + TURN_FRAME_TOKENS;
+}
+
+guint
+catchup_llm_prompt_messages_cost (GPtrArray *messages)
+{
+  guint cost = 0;
+
+  for (guint i = 0; messages != NULL && i < messages->len; i++)
+    cost += catchup_llm_prompt_turn_cost (g_ptr_array_index (messages, i));
+  return cost;
 }
 
 GPtrArray *

@@ -32,8 +32,10 @@ char *catchup_llm_prompt_nonce (void);
 char *catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce,
                                      guint max_turn_tokens);
 
-/* Tokens one turn costs inside a data block. */
+/* Tokens one turn costs inside a data block (its text by the library's counter plus the JSON frame), and the
+ * sum over messages (NULL: 0). */
 guint catchup_llm_prompt_turn_cost (gconstpointer message);
+guint catchup_llm_prompt_messages_cost (GPtrArray *messages);
 
 /* Splits messages into consecutive runs that cost at most budget tokens each (a run holds at least one
  * turn). Returns a GPtrArray of GPtrArray views: the messages themselves are not copied. */

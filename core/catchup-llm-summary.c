@@ -366,6 +366,7 @@ length_text (CatchupLength length)
 typedef struct {
   const char *template_text;
   const char *memory_block;
+  GPtrArray *memory;
   const char *nonce;
   const char *length;
   const char *language;
@@ -391,7 +392,7 @@ window_budget (CatchupLlm *llm, const PromptParts *p)
 {
   const CatchupLlmConfig *c = catchup_llm_get_config (llm);
   gint64 left = (gint64) c->context_tokens - catchup_text_count_tokens (p->template_text)
-                - catchup_text_count_tokens (p->memory_block) - catchup_text_count_tokens (system_prompt)
+                - catchup_llm_prompt_messages_cost (p->memory) - catchup_text_count_tokens (system_prompt)
                 - (gint64) c->max_reply_tokens;
 
   return (guint) MAX (left, 128);
@@ -415,7 +416,7 @@ catchup_llm_summarize (CatchupLlm *llm, GPtrArray *window, CatchupMemory *mem, C
   if (template_text == NULL)
     return NULL;
   memory_block = catchup_llm_prompt_data_block ("MEMORY", mem ? mem->turns : NULL, nonce, 0);
-  parts = (PromptParts) { template_text, memory_block, nonce, length_text (length),
+  parts = (PromptParts) { template_text, memory_block, mem ? mem->turns : NULL, nonce, length_text (length),
                           language ? language : "the language most of the window's messages are written in", 0 };
   parts.budget = window_budget (llm, &parts);
   segments = catchup_llm_prompt_segments (window, parts.budget);

@@ -9,7 +9,8 @@ part of SCENARIO before the first "." is the behaviour; the whole of it keys the
 test can use a fresh one ("429once.t7"). GET /count/SCENARIO returns {"requests": n, "bearer": token}.
 
 Behaviours: ok, nousage, slow, trickle, 429once, 429always, 429long, 500once, 500always, 400, 401, 404model,
-404, malformed, badshape, truncated, oversized, oversized-cl, wrongtype, dimchange, gaps, summary, inject.
+404, malformed, badshape, truncated, oversized, oversized-cl, wrongtype, dimchange, gaps, summary, inject;
+"KIND-nousage" is KIND without usage figures in the answer.
 """
 
 import argparse
@@ -138,6 +139,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         scenario = match.group(1) or "ok"
         kind = scenario.split(".")[0]
+        # "summary-nousage": the summary script without usage figures, so that the client counts tokens itself.
+        self.usage = not kind.endswith("nousage")
+        kind = kind[:-len("-nousage")] if kind.endswith("-nousage") else kind
         auth = self.headers.get("Authorization", "")
         with lock:
             counts[scenario] = counts.get(scenario, 0) + 1
@@ -209,7 +213,7 @@ class Handler(BaseHTTPRequestHandler):
         reply = {"id": "chatcmpl-test", "object": "chat.completion", "model": request.get("model"),
                  "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                               "finish_reason": "stop"}]}
-        if kind != "nousage":
+        if self.usage:
             reply["usage"] = {"prompt_tokens": 1000, "completion_tokens": 7, "total_tokens": 1007}
         self.send_json(200, reply)
 

@@ -1236,6 +1236,64 @@ test_summarize_segments (void)
     g_assert_cmpstr (line_at (summary, i)->source_id, ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
 }
 
+/* Twenty-word turns, the size of a typical chat line. */
+static GPtrArray *
+make_turns (const char *prefix, guint n, gint64 start, guint *tokens)
+{
+  GPtrArray *turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%s%u", prefix, i);
+      g_autofree char *text = g_strdup_printf ("turn %u: we should move the nightly export to the new queue "
+                                               "once the retry limit is raised and the dashboard is green", i);
+      CatchupMessage *m = catchup_message_new (id, start + 60 * i, i % 2 ? "ana" : "bo", text);
+
+      *tokens += catchup_text_count_turn (m->speaker, m->text);
+      g_ptr_array_add (turns, m);
+    }
+  return turns;
+}
+
+/* The issue's targets for a 1024-token window with a 1024-token memory, at the default context size: at most
+ * two chat calls, and a prompt of at most three times window plus memory budget. */
+static void
+test_call_budget (void)
+{
+  g_autofree char *gaps_key = scenario ("gaps-nousage");
+  g_autofree char *summary_key = scenario ("summary-nousage");
+  g_autoptr (CatchupLlm) gaps_llm = NULL, summary_llm = NULL;
+  g_autoptr (CatchupMemory) mem = g_new0 (CatchupMemory, 1);
+  g_autoptr (GPtrArray) window = NULL, gaps = NULL;
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (GError) error = NULL;
+  CatchupLlmStats g, s;
+  guint window_tokens = 0, memory_tokens = 0, n = 0;
+
+  if (!need_server ())
+    return;
+  while (window_tokens < 1024)
+    {
+      g_clear_pointer (&window, g_ptr_array_unref);
+      window_tokens = 0;
+      window = make_turns ("w", ++n, T0, &window_tokens);
+    }
+  mem->turns = make_turns ("h", n, T0 - 86400, &memory_tokens);
+  gaps_llm = client_with (gaps_key, NULL);
+  summary_llm = client_with (summary_key, NULL);
+  gaps = catchup_llm_gaps_detect (gaps_llm, window, 8, NULL, &error);
+  g_assert_no_error (error);
+  summary = catchup_llm_summarize (summary_llm, window, mem, CATCHUP_LENGTH_NORMAL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  catchup_llm_get_stats (gaps_llm, &g);
+  catchup_llm_get_stats (summary_llm, &s);
+  g_test_message ("window %u tokens, memory %u; prompts: gaps %" G_GUINT64_FORMAT ", summary %" G_GUINT64_FORMAT,
+                  window_tokens, memory_tokens, g.tokens_sent, s.tokens_sent);
+  g_assert_cmpuint (g.chat_calls + s.chat_calls, <=, 2);
+  g_assert_cmpuint (s.tokens_sent, <=, 3 * (window_tokens + CATCHUP_DEFAULT_BUDGET));
+  g_assert_cmpuint (g.tokens_sent, <=, 3 * (window_tokens + CATCHUP_DEFAULT_BUDGET));
+}
+
 static void
 test_prompt_injection (void)
 {
@@ -1314,6 +1372,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/summarize", test_summarize);
   g_test_add_func ("/catchup/llm/summarize-segments", test_summarize_segments);
   g_test_add_func ("/catchup/llm/prompt-injection", test_prompt_injection);
+  g_test_add_func ("/catchup/llm/call-budget", test_call_budget);
 
   server_start ();
   status = g_test_run ();
