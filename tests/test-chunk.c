@@ -312,7 +312,7 @@ chunk_signature (Db *db)
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       const gint64 *rows = sqlite3_column_blob (st, 0);
-      guint n = sqlite3_column_bytes (st, 0) / sizeof (gint64);
+      guint n = sqlite3_column_bytes (st, 0) / sizeof (gint64), tokens = 0;
 
       g_assert_cmpuint (n, >, 0);
       for (guint i = 0; i < n; i++)
@@ -329,8 +329,14 @@ chunk_signature (Db *db)
             g_assert_cmpint (row, ==, sqlite3_column_int64 (st, 4));
           m = catchup_store_get_message_by_row (db->store, row, &error);
           g_assert_no_error (error);
+          g_assert_cmpuint (m->flags & CATCHUP_MESSAGE_EVENT, ==, 0);
+          tokens += catchup_text_count_turn (m->speaker, m->text);
           g_string_append_printf (out, "%s ", m->id);
         }
+      /* the stored count is the turns' count, within the target unless the chunk is one long turn */
+      g_assert_cmpint (sqlite3_column_int (st, 1), ==, tokens);
+      if (n > 1)
+        g_assert_cmpuint (tokens, <=, CATCHUP_CHUNK_TOKENS);
       {
         /* the vector by its checksum: the same text must give the same stored vector */
         g_autofree char *vec = g_compute_checksum_for_string (G_CHECKSUM_MD5,

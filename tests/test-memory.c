@@ -24,9 +24,10 @@ static const char *const ordinals[] = { "alpha", "bravo", "charlie", "delta", "e
 typedef struct {
   CatchupStore *store;
   gint64 room;
-  GPtrArray *history;  /* stored before the window, in order */
-  GPtrArray *window;   /* stored, the last messages of the room */
-  char *antecedent_id, *answer_id;
+  GPtrArray *all;      /* every message stored, in order (owns them) */
+  GPtrArray *history;  /* the turns before the window, in order */
+  GPtrArray *window;   /* the last messages of the room */
+  char *antecedent_id, *answer_id, *component_id, *event_id;
   GHashTable *zeppelin_ids, *quokka_ids;
 } Fixture;
 
@@ -69,7 +70,7 @@ static void
 fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  GPtrArray *all = fx->all = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
 
   fx->store = catchup_store_open (":memory:", &error);
   g_assert_no_error (error);
@@ -84,7 +85,10 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   push (all, "ravi", "which port does the exporter use");
   push (all, "mira", "the exporter listens on nine thousand");
   fx->answer_id = g_strdup (last_id (all));
-  filler (all, 20, 0);
+  filler (all, 10, 0);
+  push (all, "ravi", "the frobnicator daemon restarts every sunday");
+  fx->component_id = g_strdup (last_id (all));
+  filler (all, 10, 50);
   for (guint i = 0; i < G_N_ELEMENTS (ordinals); i++)
     {
       g_autofree char *text = g_strdup_printf ("zeppelin hangar ballast tank %s checked", ordinals[i]);
@@ -100,32 +104,37 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
       push (all, "quinn", text);
       g_hash_table_add (fx->quokka_ids, g_strdup (last_id (all)));
     }
+  /* a join: an event, never a turn of any memory */
+  push (all, "eve", "eve has joined the gateway fallback frobnicator channel");
+  ((CatchupMessage *) all->pdata[all->len - 1])->flags |= CATCHUP_MESSAGE_EVENT;
+  fx->event_id = g_strdup (last_id (all));
   /* far enough that the lead-in cannot reach day one */
   filler (all, N_FILLER, 200);
-  fx->history = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  fx->history = g_ptr_array_new ();
   for (guint i = 0; i < all->len; i++)
     {
       CatchupMessage *m = all->pdata[i];
 
+      if (m->flags & CATCHUP_MESSAGE_EVENT)
+        continue;
       g_assert_cmpuint (catchup_text_count_turn (m->speaker, m->text), ==, TURN_TOKENS);
-      g_ptr_array_add (fx->history, catchup_message_copy (m));
+      g_ptr_array_add (fx->history, m);
     }
 
-  fx->window = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
-  push (fx->window, "ann", "morning");
-  push (fx->window, "ravi", "the gateway is dropping sessions again, let's switch to the fallback");
-  push (fx->window, "bo", "lol");
-  push (fx->window, "dee", "I will tell the support desk");
-  for (guint i = 0; i < fx->window->len; i++)
-    g_ptr_array_add (all, catchup_message_copy (fx->window->pdata[i]));
+  fx->window = g_ptr_array_new ();
+  push (all, "ann", "morning");
+  push (all, "ravi", "the gateway is dropping sessions again, let's switch to the fallback");
+  push (all, "bo", "lol");
+  push (all, "dee", "I will tell the support desk");
+  push (all, "cy", "the frobnicator is stuck again, can you restart it");
+  for (guint i = all->len - 5; i < all->len; i++)
+    g_ptr_array_add (fx->window, all->pdata[i]);
 
+  /* stored in one batch, which fills in the rows of these very messages */
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, all, NULL, &error));
   g_assert_no_error (error);
-  /* rows as stored */
-  for (guint i = 0; i < fx->history->len; i++)
-    ((CatchupMessage *) fx->history->pdata[i])->row = ((CatchupMessage *) all->pdata[i])->row;
-  for (guint i = 0; i < fx->window->len; i++)
-    ((CatchupMessage *) fx->window->pdata[i])->row = ((CatchupMessage *) all->pdata[fx->history->len + i])->row;
+  for (guint i = 0; i < all->len; i++)
+    g_assert_cmpint (((CatchupMessage *) all->pdata[i])->row, >, 0);
 }
 
 static void
@@ -133,6 +142,9 @@ fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_clear_pointer (&fx->history, g_ptr_array_unref);
   g_clear_pointer (&fx->window, g_ptr_array_unref);
+  g_clear_pointer (&fx->all, g_ptr_array_unref);
+  g_clear_pointer (&fx->component_id, g_free);
+  g_clear_pointer (&fx->event_id, g_free);
   g_clear_pointer (&fx->zeppelin_ids, g_hash_table_unref);
   g_clear_pointer (&fx->quokka_ids, g_hash_table_unref);
   g_clear_pointer (&fx->antecedent_id, g_free);
@@ -178,6 +190,8 @@ check_memory (Fixture *fx, CatchupMemory *mem, guint budget, gboolean ignores_bu
 
       g_assert_cmpint (m->row, >, 0);
       g_assert_cmpint (catchup_pos_cmp (&p, &first), <, 0);
+      g_assert_cmpstr (m->id, !=, fx->event_id);
+      g_assert_cmpuint (m->flags & CATCHUP_MESSAGE_EVENT, ==, 0);
       if (i > 0)
         {
           CatchupPos q = catchup_pos_of (mem->turns->pdata[i - 1]);
@@ -226,6 +240,18 @@ test_methods_budget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
         full = opts.method == CATCHUP_METHOD_FULL;
         mem = build (fx, &opts);
         check_memory (fx, mem, opts.budget, full);
+        /* single-query baselines keep every turn for their one query; recent and full for none */
+        for (guint i = 0; i < mem->turns->len; i++)
+          {
+            int g = gap_of (mem, ((CatchupMessage *) mem->turns->pdata[i])->id);
+
+            if (opts.method == CATCHUP_METHOD_RECENT || full)
+              g_assert_cmpint (g, ==, -1);
+            else if (opts.method != CATCHUP_METHOD_REMEMBER)
+              g_assert_cmpint (g, ==, 0);
+            else
+              g_assert_cmpint (g, <, (int) mem->gaps->len);
+          }
         if (opts.method == CATCHUP_METHOD_NONE)
           g_assert_cmpuint (mem->turns->len, ==, 0);
         else if (full)
@@ -317,6 +343,26 @@ test_remember_far_antecedent (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     r = build (fx, &recent);
     g_assert_false (memory_has (r, fx->antecedent_id));
   }
+}
+
+/* A named component in a gap-bearing window line: its far antecedent shares the rare name. */
+static void
+test_remember_named_component (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  CatchupMemoryOptions opts;
+  g_autoptr (CatchupMemory) mem = NULL;
+  const char *line = ((CatchupMessage *) fx->window->pdata[4])->id;
+  int g;
+
+  catchup_memory_options_init (&opts);
+  mem = build (fx, &opts);
+  check_memory (fx, mem, opts.budget, FALSE);
+  g_assert_true (memory_has (mem, fx->component_id));
+  g = gap_of (mem, fx->component_id);
+  g_assert_cmpint (g, >=, 0);
+  g_assert_cmpint (g, <, (int) mem->gaps->len);
+  /* kept for the line that names it */
+  g_assert_cmpstr (((CatchupGap *) mem->gaps->pdata[g])->utterance_id, ==, line);
 }
 
 static CatchupGap *
@@ -526,6 +572,7 @@ main (int argc, char **argv)
   TEST ("recent", test_recent);
   TEST ("lead-in", test_lead_in);
   TEST ("remember-far-antecedent", test_remember_far_antecedent);
+  TEST ("remember-named-component", test_remember_named_component);
   TEST ("round-robin", test_round_robin);
   TEST ("recall-question", test_recall_question);
   TEST ("cancelled", test_cancelled);
