@@ -12,8 +12,6 @@
 
 #define DEFAULT_MAX_GAPS 12
 #define DEFAULT_LEAD_IN 384
-/* how far back the lead-in and the recent method look, in turns, before the budget stops them */
-#define MAX_BACK_TURNS 2000
 
 /* Turn refinement scores a turn by BM25 against the gap query plus COSINE_WEIGHT times the default
  * embedder's cosine (which catches word variants BM25 misses). Measured on the dev windows. */
@@ -109,7 +107,8 @@ static gboolean
 add_recent (CatchupStore *store, gint64 room, const CatchupPos *pos, CatchupMemory *mem, guint tokens,
             guint budget, GError **error)
 {
-  g_autoptr (GPtrArray) before = catchup_store_before (store, room, pos, MAX_BACK_TURNS, error);
+  /* a turn is at least three tokens ("a: b"), so this many turns always fill the allowance */
+  g_autoptr (GPtrArray) before = catchup_store_before (store, room, pos, tokens / 3 + 1, error);
   guint used = 0;
 
   if (before == NULL)
@@ -182,6 +181,7 @@ chunks_for (Ctx *ctx, const char *query, gboolean sparse, GArray *dense, guint t
 typedef struct {
   GPtrArray *turns;   /* CatchupMessage */
   GPtrArray *lines;   /* "speaker: text" */
+  GPtrArray *terms;   /* GPtrArray of the line's retrieval terms */
   float *vecs;        /* turns->len * CATCHUP_EMBED_DIM */
 } CachedChunk;
 
@@ -190,6 +190,7 @@ cached_chunk_free (CachedChunk *c)
 {
   g_ptr_array_unref (c->turns);
   g_ptr_array_unref (c->lines);
+  g_ptr_array_unref (c->terms);
   g_free (c->vecs);
   g_free (c);
 }
@@ -207,6 +208,7 @@ chunk_load (Ctx *ctx, gint64 id, GError **error)
   c = g_new0 (CachedChunk, 1);
   c->turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   c->lines = g_ptr_array_new_with_free_func (g_free);
+  c->terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   for (guint i = 0; i < all->len; i++)
     {
       CatchupMessage *m = all->pdata[i];
@@ -215,6 +217,7 @@ chunk_load (Ctx *ctx, gint64 id, GError **error)
       if (ctx->before && catchup_pos_cmp (&p, ctx->before) >= 0)
         continue;
       g_ptr_array_add (c->lines, g_strdup_printf ("%s: %s", m->speaker, m->text));
+      g_ptr_array_add (c->terms, catchup_text_terms (c->lines->pdata[c->lines->len - 1], TRUE));
       g_ptr_array_add (c->turns, g_ptr_array_steal_index (all, i--));
     }
   c->vecs = g_new (float, (gsize) MAX (c->turns->len, 1) * CATCHUP_EMBED_DIM);
@@ -264,7 +267,7 @@ refine_turns (Ctx *ctx, GArray *chunks, GHashTable *idf, const float *qvec, doub
           if (!g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) m->row)))
             continue;
           s.score = COSINE_WEIGHT * catchup_vec_dot (qvec, cc->vecs + (gsize) i * CATCHUP_EMBED_DIM, CATCHUP_EMBED_DIM) +
-                    catchup_retrieve_turn_bm25 (idf, cc->lines->pdata[i]) +
+                    catchup_retrieve_terms_bm25 (idf, cc->terms->pdata[i]) +
                     chunk_prior * (double) (chunks->len - c) / chunks->len;
           g_array_append_val (out, s);
         }

@@ -283,9 +283,8 @@ catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cac
 #define TURN_AVG_TERMS 12.0
 
 double
-catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text)
+catchup_retrieve_terms_bm25 (GHashTable *idf, GPtrArray *terms)
 {
-  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
   g_autoptr (GHashTable) tf = g_hash_table_new (g_str_hash, g_str_equal);
   GHashTableIter it;
   gpointer key, val;
@@ -303,6 +302,14 @@ catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text)
       score += *(double *) g_hash_table_lookup (idf, key) * f * 2.2 / (f + norm);
     }
   return score;
+}
+
+double
+catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+
+  return catchup_retrieve_terms_bm25 (idf, terms);
 }
 
 static gint

@@ -40,4 +40,6 @@ GHashTable *catchup_retrieve_idf (CatchupStore *store, const char *query, GHashT
 char *catchup_retrieve_focus (GHashTable *idf, guint max_terms);
 /* BM25 of one turn's text against the idf table (k1 = 1.2, b = 0.75 over an average chat turn). */
 double catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text);
+/* The same over terms already cut by catchup_text_terms (text, TRUE). */
+double catchup_retrieve_terms_bm25 (GHashTable *idf, GPtrArray *terms);
 G_END_DECLS
