@@ -160,7 +160,8 @@ embed_one (Ctx *ctx, const char *text, gboolean is_query, float *out, GError **e
   return ctx->embedder->embed (ctx->embedder, texts, 1, is_query, out, ctx->cancellable, error);
 }
 
-/* Chunks for a query: its sparse list (when asked) and the given dense list, fused by RRF, best `keep`. */
+/* Chunks for a query (stemmed terms, space-separated): its sparse list (when asked) and the given dense list,
+ * fused by RRF, best `keep`. */
 static GArray *
 chunks_for (Ctx *ctx, const char *query, gboolean sparse, GArray *dense, guint top, guint keep, GError **error)
 {
@@ -168,7 +169,7 @@ chunks_for (Ctx *ctx, const char *query, gboolean sparse, GArray *dense, guint t
   GArray *lists[2] = { NULL, NULL };
   guint n = 0;
 
-  if (sparse && (s = catchup_retrieve_sparse (ctx->store, ctx->room, query, ctx->before, top, error)) == NULL)
+  if (sparse && (s = catchup_retrieve_sparse_terms (ctx->store, ctx->room, query, ctx->before, top, error)) == NULL)
     return NULL;
   if (s)
     lists[n++] = s;
@@ -397,12 +398,13 @@ build_single_query (Ctx *ctx, const char *query, CatchupMethod method, guint bud
   float qvec[CATCHUP_EMBED_DIM];
   g_autoptr (GArray) chunks = NULL, dense = NULL;
   guint top = method == CATCHUP_METHOD_HYBRID ? 4 : CATCHUP_RETRIEVE_TOP;
+  g_autofree char *terms = catchup_text_terms_joined (query, TRUE);
 
   if (method != CATCHUP_METHOD_SPARSE &&
       (!embed_one (ctx, query, TRUE, qvec, error) ||
        (dense = catchup_retrieve_dense (ctx->store, ctx->room, qvec, ctx->before, top, error)) == NULL))
     return FALSE;
-  chunks = chunks_for (ctx, query, method != CATCHUP_METHOD_DENSE, dense, top, CATCHUP_RETRIEVE_TOP, error);
+  chunks = chunks_for (ctx, terms, method != CATCHUP_METHOD_DENSE, dense, top, CATCHUP_RETRIEVE_TOP, error);
   if (chunks == NULL)
     return FALSE;
   for (guint c = 0; c < chunks->len; c++)

@@ -17,11 +17,10 @@ cmp_len_desc (gconstpointer a, gconstpointer b)
   return (gint) strlen (*(const char *const *) b) - (gint) strlen (*(const char *const *) a);
 }
 
-/* An FTS5 expression over the stemmed terms the chunk index holds; each term a quoted phrase. */
+/* An FTS5 expression over stemmed terms as the chunk index holds them; each term a quoted phrase. */
 static char *
-chunk_query (const char *text)
+chunk_query (GPtrArray *terms)
 {
-  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GPtrArray) uniq = g_ptr_array_new ();
   g_autoptr (GString) q = g_string_new (NULL);
@@ -35,15 +34,25 @@ chunk_query (const char *text)
       g_ptr_array_set_size (uniq, MAX_QUERY_TERMS);
     }
   for (guint i = 0; i < uniq->len; i++)
-    g_string_append_printf (q, "%s\"%s\"", i ? " OR " : "", (const char *) uniq->pdata[i]);
+    {
+      /* a quote inside a quoted phrase is doubled: terms given from outside may hold anything */
+      g_string_append (q, i ? " OR \"" : "\"");
+      for (const char *p = uniq->pdata[i]; *p; p++)
+        {
+          if (*p == '"')
+            g_string_append_c (q, '"');
+          g_string_append_c (q, *p);
+        }
+      g_string_append_c (q, '"');
+    }
   return uniq->len ? g_string_free (g_steal_pointer (&q), FALSE) : NULL;
 }
 
-GArray *
-catchup_retrieve_sparse (CatchupStore *store, gint64 room, const char *query, const CatchupPos *before,
-                         guint top, GError **error)
+static GArray *
+sparse_for_terms (CatchupStore *store, gint64 room, GPtrArray *terms, const CatchupPos *before, guint top,
+                  GError **error)
 {
-  g_autofree char *match = chunk_query (query);
+  g_autofree char *match = chunk_query (terms);
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (CatchupHit));
   sqlite3_stmt *st;
   int rc;
@@ -75,6 +84,28 @@ catchup_retrieve_sparse (CatchupStore *store, gint64 room, const char *query, co
       return NULL;
     }
   return g_steal_pointer (&hits);
+}
+
+GArray *
+catchup_retrieve_sparse (CatchupStore *store, gint64 room, const char *query, const CatchupPos *before,
+                         guint top, GError **error)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (query, TRUE);
+
+  return sparse_for_terms (store, room, terms, before, top, error);
+}
+
+GArray *
+catchup_retrieve_sparse_terms (CatchupStore *store, gint64 room, const char *terms, const CatchupPos *before,
+                               guint top, GError **error)
+{
+  g_auto (GStrv) split = g_strsplit (terms ? terms : "", " ", -1);
+  g_autoptr (GPtrArray) list = g_ptr_array_new ();
+
+  for (guint i = 0; split[i]; i++)
+    if (*split[i])
+      g_ptr_array_add (list, split[i]);
+  return sparse_for_terms (store, room, list, before, top, error);
 }
 
 static gint

@@ -16,6 +16,10 @@ typedef struct {
 /* Chunks of the room whose last turn sorts before `before` (NULL: all), best first. GArray of CatchupHit. */
 GArray *catchup_retrieve_sparse (CatchupStore *store, gint64 room, const char *query, const CatchupPos *before,
                                  guint top, GError **error);
+/* The same for terms already cut by catchup_text_terms (space-separated, as catchup_retrieve_focus gives
+ * them): they are not stemmed again (a stem stemmed again can be another word: "releas" -> "relea"). */
+GArray *catchup_retrieve_sparse_terms (CatchupStore *store, gint64 room, const char *terms,
+                                       const CatchupPos *before, guint top, GError **error);
 GArray *catchup_retrieve_dense (CatchupStore *store, gint64 room, const float *query_vec,
                                 const CatchupPos *before, guint top, GError **error);
 /* The dense lists of n_queries query vectors (n_queries * CATCHUP_EMBED_DIM floats) in one pass over the
@@ -35,8 +39,8 @@ G_BEGIN_DECLS
  * df_cache (term -> df as a pointer-sized integer; may be NULL) saves index look-ups across queries. */
 GHashTable *catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache,
                                   GError **error);
-/* The max_terms heaviest terms of an idf table, space-separated: a short query for the FTS5 index, whose
- * cost grows with every OR-ed term. */
+/* The max_terms heaviest terms of an idf table, space-separated: a short query for the FTS5 index (through
+ * catchup_retrieve_sparse_terms), whose cost grows with every OR-ed term. */
 char *catchup_retrieve_focus (GHashTable *idf, guint max_terms);
 /* BM25 of one turn's text against the idf table (k1 = 1.2, b = 0.75 over an average chat turn). */
 double catchup_retrieve_turn_bm25 (GHashTable *idf, const char *text);
