@@ -27,7 +27,7 @@ typedef struct {
   GPtrArray *all;      /* every message stored, in order (owns them) */
   GPtrArray *history;  /* the turns before the window, in order */
   GPtrArray *window;   /* the last messages of the room */
-  char *antecedent_id, *answer_id, *component_id, *event_id;
+  char *antecedent_id, *answer_id, *component_id, *event_id, *release_id;
   GHashTable *zeppelin_ids, *quokka_ids;
 } Fixture;
 
@@ -88,6 +88,8 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   filler (all, 10, 0);
   push (all, "ravi", "the frobnicator daemon restarts every sunday");
   fx->component_id = g_strdup (last_id (all));
+  push (all, "mira", "the database release ships on thursday");
+  fx->release_id = g_strdup (last_id (all));
   filler (all, 10, 50);
   for (guint i = 0; i < G_N_ELEMENTS (ordinals); i++)
     {
@@ -145,6 +147,7 @@ fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_clear_pointer (&fx->all, g_ptr_array_unref);
   g_clear_pointer (&fx->component_id, g_free);
   g_clear_pointer (&fx->event_id, g_free);
+  g_clear_pointer (&fx->release_id, g_free);
   g_clear_pointer (&fx->zeppelin_ids, g_hash_table_unref);
   g_clear_pointer (&fx->quokka_ids, g_hash_table_unref);
   g_clear_pointer (&fx->antecedent_id, g_free);
@@ -476,6 +479,22 @@ test_recall_question (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
 }
 
+/* A question whose words all end in -se ("database", "release"): their stems must reach the index as the
+ * index holds them. */
+static void
+test_recall_stems (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  CatchupMemoryOptions opts;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupMemory) mem = NULL;
+
+  catchup_memory_options_init (&opts);
+  opts.budget = 4 * TURN_TOKENS;
+  mem = catchup_memory_recall (fx->store, fx->room, "database release date?", &opts, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (memory_has (mem, fx->release_id));
+}
+
 static void
 test_cancelled (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
@@ -575,6 +594,7 @@ main (int argc, char **argv)
   TEST ("remember-named-component", test_remember_named_component);
   TEST ("round-robin", test_round_robin);
   TEST ("recall-question", test_recall_question);
+  TEST ("recall-stems", test_recall_stems);
   TEST ("cancelled", test_cancelled);
   TEST ("empty-window", test_empty_window);
   TEST ("no-history", test_no_history);

@@ -143,6 +143,8 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     {
       if (i == 40)
         add_line (fx, batch, "mira", "the zeppelin hangar lease is signed, keys are with facilities");
+      else if (i == 60)
+        add_line (fx, batch, "ravi", "the database release license purchase is closed");
       else if (i == 85)
         add_line (fx, batch, "ravi", "I reconfigured the loadbalancer healthchecks for the reconfiguration window");
       else
@@ -373,6 +375,55 @@ test_idf_empty_and_unknown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpfloat (*(double *) g_hash_table_lookup (hostile, "xyzzyq"), >, 0);
 }
 
+/* The focus of an idf table, searched as terms, finds what the original query finds, even for words whose
+ * stem would stem again into another word ("release" -> "releas" -> "relea"). */
+static void
+test_focus_query (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const char *queries[] = { "database release", "license purchase closing", "is the purchase closed?" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (queries); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GHashTable) idf = catchup_retrieve_idf (fx->store, queries[i], NULL, &error);
+      g_autofree char *focus = NULL;
+      g_autoptr (GArray) direct = NULL, focused = NULL;
+
+      g_assert_no_error (error);
+      focus = catchup_retrieve_focus (idf, 16);
+      g_assert_nonnull (focus);
+      direct = catchup_retrieve_sparse (fx->store, fx->room, queries[i], NULL, 30, &error);
+      g_assert_no_error (error);
+      focused = catchup_retrieve_sparse_terms (fx->store, fx->room, focus, NULL, 30, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (direct->len, >=, 1);
+      g_assert_true (chunk_has (fx, g_array_index (direct, CatchupHit, 0).chunk, msg (fx, 60)->id));
+      g_assert_cmpuint (focused->len, ==, direct->len);
+      for (guint k = 0; k < direct->len; k++)
+        g_assert_cmpint (g_array_index (focused, CatchupHit, k).chunk, ==, g_array_index (direct, CatchupHit, k).chunk);
+    }
+}
+
+static void
+test_sparse_terms (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const char *terms[] = { "", " ", "zeppelin", " zeppelin  hangar ", "\"", "NEAR ( * ^", "zeppelin\"\"" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (terms); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GArray) hits = catchup_retrieve_sparse_terms (fx->store, fx->room, terms[i], NULL, 30, &error);
+
+      /* terms are meant to come from catchup_text_terms, but nothing breaks the FTS5 query */
+      g_assert_no_error (error);
+      g_assert_nonnull (hits);
+      if (i == 2 || i == 3)
+        g_assert_cmpuint (hits->len, >=, 1);
+      else if (i < 2)
+        g_assert_cmpuint (hits->len, ==, 0);
+    }
+}
+
 #define TEST(name, func) \
   g_test_add ("/catchup/retrieve/" name, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -391,6 +442,8 @@ main (int argc, char **argv)
   TEST ("dense-zero-query", test_dense_zero_query);
   TEST ("chunk-turns", test_chunk_turns);
   TEST ("idf-turn-bm25", test_idf_turn_bm25);
+  TEST ("focus-query", test_focus_query);
+  TEST ("sparse-terms", test_sparse_terms);
   TEST ("idf-empty-and-unknown", test_idf_empty_and_unknown);
   return g_test_run ();
 }
