@@ -15,6 +15,7 @@ struct _CatchupLlm {
   CatchupLlmConfig config;  /* base_url normalised, api_key resolved */
   char *display_url;
   char *auth_header;        /* NULL without a key */
+  char *no_proxy;
   GMutex lock;              /* guards stats */
   CatchupLlmStats stats;
 };
@@ -266,6 +267,20 @@ catchup_llm_normalize_base_url (const char *url, GError **error)
   return uri ? join_base (uri, TRUE) : NULL;
 }
 
+/* The user's no_proxy plus the loopback names: a model on this machine must not be reached (and chat text not
+ * be sent) through a proxy, which libcurl would otherwise do whenever http_proxy is set. */
+static char *
+no_proxy_list (void)
+{
+  const char *env = g_getenv ("no_proxy");
+
+  if (env == NULL || *env == '\0')
+    env = g_getenv ("NO_PROXY");
+  if (env != NULL && strcmp (env, "*") == 0)
+    return g_strdup (env);
+  return g_strconcat (env && *env ? env : "", env && *env ? "," : "", "localhost,127.0.0.1,::1", NULL);
+}
+
 static gpointer
 init_curl (gpointer unused)
 {
@@ -299,6 +314,7 @@ catchup_llm_new (const CatchupLlmConfig *config, GError **error)
   g_free (llm->config.base_url);
   llm->config.base_url = join_base (uri, TRUE);
   llm->display_url = join_base (uri, FALSE);
+  llm->no_proxy = no_proxy_list ();
 
   key = config->api_key && *config->api_key ? config->api_key : g_getenv (CATCHUP_LLM_API_KEY_ENV);
   if (key != NULL && *key != '\0')
@@ -326,6 +342,7 @@ catchup_llm_unref (CatchupLlm *llm)
     return;
   catchup_llm_config_clear (&llm->config);
   g_free (llm->display_url);
+  g_free (llm->no_proxy);
   wipe_free (llm->auth_header);
   g_mutex_clear (&llm->lock);
   g_free (llm);
@@ -572,6 +589,7 @@ set_options (CatchupLlm *llm, CURL *easy, const char *url, const char *payload, 
 #else
   curl_easy_setopt (easy, CURLOPT_PROTOCOLS, (long) (CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
+  curl_easy_setopt (easy, CURLOPT_NOPROXY, llm->no_proxy);
   curl_easy_setopt (easy, CURLOPT_ACCEPT_ENCODING, "");
   /* Refuses an announced oversized body before any of it is read. */
   curl_easy_setopt (easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t) CATCHUP_LLM_MAX_BODY);
