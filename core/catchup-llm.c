@@ -317,13 +317,11 @@ catchup_llm_new (const CatchupLlmConfig *config, GError **error)
   llm->no_proxy = no_proxy_list ();
 
   key = config->api_key && *config->api_key ? config->api_key : g_getenv (CATCHUP_LLM_API_KEY_ENV);
-  if (key != NULL && *key != '\0')
-    {
-      key = g_strdup (key);
-      wipe_free (llm->config.api_key);
-      llm->config.api_key = (char *) key;
-      llm->auth_header = g_strconcat ("Authorization: Bearer ", key, NULL);
-    }
+  wipe_free (llm->config.api_key);
+  /* Keys pasted from a file end in a newline, which would also break the header. */
+  llm->config.api_key = key ? g_strstrip (g_strdup (key)) : NULL;
+  if (llm->config.api_key != NULL && *llm->config.api_key != '\0')
+    llm->auth_header = g_strconcat ("Authorization: Bearer ", llm->config.api_key, NULL);
   return llm;
 }
 
