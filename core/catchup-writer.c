@@ -110,14 +110,16 @@ write_pending (CatchupWriter *w, GHashTable *pending)
 }
 
 /* Playback of a line first seen live carries the server's time, the live copy its time of arrival: they can be
- * a second apart, so their derived ids differ. The same speaker and text that close together is one message. */
+ * a second apart, so their derived ids differ. The same speaker and text that close together is one message.
+ * Only a live copy counts: playback of a line stored from an earlier playback has the same server time and so
+ * the same id, while two playback lines alike are two turns ("ok", "ok") that the user missed both of. */
 #define PLAYBACK_SLACK 3
 
 static gboolean
-same_turn (const CatchupMessage *a, const CatchupMessage *b)
+same_turn (const CatchupMessage *live, const CatchupMessage *playback)
 {
-  return ABS (a->ts - b->ts) <= PLAYBACK_SLACK && g_strcmp0 (a->speaker, b->speaker) == 0
-         && g_strcmp0 (a->text, b->text) == 0;
+  return !(live->flags & CATCHUP_MESSAGE_DELAYED) && ABS (live->ts - playback->ts) <= PLAYBACK_SLACK
+         && g_strcmp0 (live->speaker, playback->speaker) == 0 && g_strcmp0 (live->text, playback->text) == 0;
 }
 
 static gboolean

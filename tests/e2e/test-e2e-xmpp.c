@@ -15,6 +15,12 @@
 #include "e2e-client.h"
 
 #define ROOM "lobby@conference.localhost"
+/* A joining client that asks for no particular history (libpurple asks for none) gets the room's default
+ * number of history messages, 20 in prosody whatever the room keeps (muc_room_default_history_length is
+ * how many it keeps, not how many it sends). Lines said while alice is away stay below that, and the
+ * automatic catch-up's threshold below them. */
+#define AWAY_LINES 15
+#define AUTO_THRESHOLD 10
 
 static struct {
   char *dir;
@@ -171,7 +177,9 @@ say_replay (guint n)
       g_autofree char *text = NULL;
 
       if (i < replay->len)
-        text = g_strdup_printf ("%s said: %s", ((char **) replay->pdata[i])[0], ((char **) replay->pdata[i])[1]);
+        /* Numbered: every call replays the same log lines, and each is a turn of its own. */
+        text = g_strdup_printf ("%u. %s said: %s", fx.n_said, ((char **) replay->pdata[i])[0],
+                                ((char **) replay->pdata[i])[1]);
       else
         text = g_strdup_printf ("status update %u: the migration step %u is done", fx.n_said, i);
       bob_says (text);
@@ -210,15 +218,37 @@ test_playback_no_duplicates (void)
   g_hash_table_unref (texts);
 }
 
+/* What bob said while alice was away reaches her only as history playback: each line stored once, as bob's. */
+static void
+assert_stored_once_each (void)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  g_autoptr (GHashTable) texts = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_said), 10000));
+  e2e_spin (500);
+  msgs = stored_messages ();
+  g_assert_cmpuint (msgs->len, ==, fx.n_said);
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+
+      g_assert_cmpstr (m->speaker, ==, "bob");
+      g_assert_false (g_hash_table_contains (texts, m->text));
+      g_hash_table_add (texts, m->text);
+    }
+}
+
 static void
 test_auto_catchup_once (void)
 {
   guint from;
 
   alice_leaves ();
-  say_replay (25);
+  say_replay (AWAY_LINES);
   from = e2e_lines->len;
   alice_rejoins ();
+  assert_stored_once_each ();
   /* Settling (500 ms here) then the catch-up itself. */
   e2e_spin (6000);
   g_assert_cmpuint (count_catchups (from), ==, 1);
@@ -234,6 +264,7 @@ test_auto_catchup_threshold (void)
   say_replay (5);
   from = e2e_lines->len;
   alice_rejoins ();
+  assert_stored_once_each ();
   e2e_spin (4000);
   g_assert_cmpuint (count_catchups (from), ==, 0);
 }
@@ -262,6 +293,7 @@ main (int argc, char **argv)
   purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
   /* Each rejoin is judged on its own: only the threshold decides. */
   purple_prefs_set_int ("/plugins/core/catchup/cooldown_seconds", 0);
+  purple_prefs_set_int ("/plugins/core/catchup/defaults/threshold", AUTO_THRESHOLD);
   fx.alice = e2e_account_online ("alice@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
   fx.bob = e2e_account_online ("bob@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
   fx.bob_conv = e2e_join (fx.bob, ROOM, ROOM);
