@@ -277,6 +277,83 @@ record_event (PurpleConversation *conv, CatchupRoomEventKind kind, const char *n
                             detail);
 }
 
+/* ---------- nick changes ----------
+ * libpurple 2.x emits no signal for a rename (purple_conv_chat_rename_user): it adds the new chat buddy at the
+ * head of the room's list, then destroys the old one, which emits "deleting-chat-buddy" with no room. A part
+ * emits "chat-buddy-leaving" first and closing a room drops it from the chat list first, so a buddy deleted
+ * while still on our own member list of a room that no longer has it was renamed, to that room's newest buddy. */
+
+static GHashTable *members; /* PurpleConversation * -> set of its buddy names */
+
+static GHashTable *
+members_of (PurpleConversation *conv)
+{
+  GHashTable *set = g_hash_table_lookup (members, conv);
+
+  if (set == NULL)
+    {
+      set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_insert (members, conv, set);
+    }
+  return set;
+}
+
+static void
+members_add_all (PurpleConversation *conv)
+{
+  GHashTable *set = members_of (conv);
+
+  for (GList *l = purple_conv_chat_get_users (PURPLE_CONV_CHAT (conv)); l != NULL; l = l->next)
+    g_hash_table_add (set, g_strdup (purple_conv_chat_cb_get_name (l->data)));
+}
+
+static void
+record_nick_change (PurpleConversation *conv, const char *old_nick, const char *new_nick)
+{
+  g_autoptr (CatchupRoomKey) key = NULL;
+
+  if (catchup_plugin.writer == NULL || !wants_index (conv))
+    return;
+  key = catchup_room_key_new (conv);
+  catchup_writer_add_nick_change (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL),
+                                  old_nick, new_nick);
+}
+
+static void
+on_deleting_chat_buddy (PurpleConvChatBuddy *cb, gpointer data)
+{
+  const char *old_nick = purple_conv_chat_cb_get_name (cb);
+
+  for (GList *l = purple_get_chats (); l != NULL; l = l->next)
+    {
+      PurpleConversation *conv = l->data;
+      PurpleConvChat *chat = PURPLE_CONV_CHAT (conv);
+      GHashTable *set = g_hash_table_lookup (members, conv);
+      GList *newest = purple_conv_chat_get_users (chat);
+      const char *new_nick;
+
+      if (set == NULL || !g_hash_table_contains (set, old_nick) || purple_conv_chat_cb_find (chat, old_nick) != NULL
+          || newest == NULL || newest->data == cb)
+        continue;
+      new_nick = purple_conv_chat_cb_get_name (newest->data);
+      if (g_hash_table_contains (set, new_nick))
+        continue;
+      record_nick_change (conv, old_nick, new_nick);
+      g_hash_table_remove (set, old_nick);
+      g_hash_table_add (set, g_strdup (new_nick));
+    }
+}
+
+static gboolean
+on_buddy_leaving (PurpleConversation *conv, const char *name, const char *reason, gpointer data)
+{
+  GHashTable *set = g_hash_table_lookup (members, conv);
+
+  if (set != NULL)
+    g_hash_table_remove (set, name);
+  return FALSE; /* never hides the part notice */
+}
+
 /* ---------- signal handlers ---------- */
 
 static void
@@ -327,6 +404,7 @@ on_deleting_conversation (PurpleConversation *conv, gpointer data)
 {
   if (purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
     return;
+  g_hash_table_remove (members, conv);
   /* Closing the window leaves the room, without a chat-left signal. */
   on_chat_left (conv, NULL);
 }
@@ -335,6 +413,7 @@ static void
 on_buddy_joined (PurpleConversation *conv, const char *name, PurpleConvChatBuddyFlags flags, gboolean new_arrival,
                  gpointer data)
 {
+  g_hash_table_add (members_of (conv), g_strdup (name));
   /* The roster sent on our own join is not news. */
   if (new_arrival)
     record_event (conv, CATCHUP_ROOM_EVENT_JOIN, name, NULL);
@@ -362,6 +441,10 @@ catchup_signals_start (PurplePlugin *plugin)
   void *convs = purple_conversations_get_handle ();
 
   room_states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) room_state_free);
+  members = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_hash_table_unref);
+  /* Rooms open before the plugin was loaded get no joins. */
+  for (GList *l = purple_get_chats (); l != NULL; l = l->next)
+    members_add_all (l->data);
   purple_signal_connect (convs, "wrote-chat-msg", plugin, PURPLE_CALLBACK (on_wrote_chat), NULL);
   purple_signal_connect (convs, "wrote-im-msg", plugin, PURPLE_CALLBACK (on_wrote_im), NULL);
   purple_signal_connect (convs, "chat-joined", plugin, PURPLE_CALLBACK (on_chat_joined), NULL);
@@ -369,6 +452,8 @@ catchup_signals_start (PurplePlugin *plugin)
   purple_signal_connect (convs, "deleting-conversation", plugin, PURPLE_CALLBACK (on_deleting_conversation), NULL);
   purple_signal_connect (convs, "chat-buddy-joined", plugin, PURPLE_CALLBACK (on_buddy_joined), NULL);
   purple_signal_connect (convs, "chat-buddy-left", plugin, PURPLE_CALLBACK (on_buddy_left), NULL);
+  purple_signal_connect (convs, "chat-buddy-leaving", plugin, PURPLE_CALLBACK (on_buddy_leaving), NULL);
+  purple_signal_connect (convs, "deleting-chat-buddy", plugin, PURPLE_CALLBACK (on_deleting_chat_buddy), NULL);
   purple_signal_connect (purple_connections_get_handle (), "signing-off", plugin, PURPLE_CALLBACK (on_signing_off),
                          NULL);
 }
@@ -380,4 +465,5 @@ catchup_signals_stop (void)
   for (GList *l = purple_get_chats (); l != NULL; l = l->next)
     catchup_signals_mark_present (l->data);
   g_clear_pointer (&room_states, g_hash_table_unref);
+  g_clear_pointer (&members, g_hash_table_unref);
 }

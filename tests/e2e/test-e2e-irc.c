@@ -314,6 +314,59 @@ test_no_log (void)
   g_assert_cmpuint (msgs->len, ==, fx.n_sent);
 }
 
+static gboolean
+alice_sees (gpointer data)
+{
+  return fx.conv != NULL && purple_conv_chat_find_user (PURPLE_CONV_CHAT (fx.conv), data);
+}
+
+/* A participant changes nick; returns once alice's client shows the new one. */
+static void
+raw_rename (const char *old_nick, const char *new_nick)
+{
+  RawClient *c = raw_client (old_nick);
+  g_autofree char *cmd = g_strdup_printf ("NICK %s", new_nick);
+
+  g_hash_table_remove (fx.clients, c->nick);
+  g_free (c->nick);
+  c->nick = g_strdup (new_nick);
+  g_hash_table_insert (fx.clients, c->nick, c);
+  raw_send (c, cmd);
+  g_assert_true (e2e_wait (alice_sees, (gpointer) new_nick, 10000));
+}
+
+static void
+test_nick_change (void)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autofree char *spec = room_spec ();
+  g_autofree char *now = NULL;
+  g_autoptr (GError) error = NULL;
+  CatchupMessage *before, *after;
+  gint64 room;
+
+  say ("kurt", "I will look at the flaky build after lunch");
+  raw_rename ("kurt", "kurt_lunch");
+  say ("kurt_lunch", "back: the flaky build was the disk filling up");
+  /* Writes are ordered: once the second line is stored, so is the nick change queued before it. */
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_sent), 20000));
+  msgs = stored_messages ();
+  g_assert_cmpuint (msgs->len, ==, fx.n_sent);
+  before = msgs->pdata[msgs->len - 2];
+  after = msgs->pdata[msgs->len - 1];
+  g_assert_cmpstr (before->speaker, ==, "kurt");
+  g_assert_cmpstr (after->speaker, ==, "kurt_lunch");
+
+  store = catchup_store_open (fx.db_path, &error);
+  g_assert_no_error (error);
+  room = catchup_store_find_room (store, spec, &error);
+  g_assert_no_error (error);
+  now = catchup_store_current_nick (store, room, "kurt", before->ts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (now, ==, "kurt_lunch");
+}
+
 static void
 check_catchup (const char *cmdline, guint min_speakers)
 {
@@ -528,6 +581,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/catchup/e2e-irc/index", test_index);
   g_test_add_func ("/catchup/e2e-irc/no-log", test_no_log);
+  g_test_add_func ("/catchup/e2e-irc/nick-change", test_nick_change);
   g_test_add_func ("/catchup/e2e-irc/catchup-last-n", test_catchup_last_n);
   g_test_add_func ("/catchup/e2e-irc/catchup-duration", test_catchup_duration);
   g_test_add_func ("/catchup/e2e-irc/catchup-plain", test_catchup_plain);
