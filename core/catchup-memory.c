@@ -20,7 +20,9 @@
  * on the dev windows and nothing on the questions, and halve the time of a catch-up. */
 #define FOCUS_TERMS 16
 
-static const char *const method_names[] = { "none", "recent", "full", "sparse", "dense", "hybrid", "remember", NULL };
+static const char *const method_names[] = {
+  "none", "recent", "full", "sparse", "dense", "hybrid", "remember", "gaps", NULL,
+};
 
 const char *const *
 catchup_method_names (void)
@@ -43,7 +45,7 @@ catchup_method_from_string (const char *name, CatchupMethod *out)
 const char *
 catchup_method_to_string (CatchupMethod method)
 {
-  return method <= CATCHUP_METHOD_REMEMBER ? method_names[method] : "remember";
+  return method <= CATCHUP_METHOD_GAPS ? method_names[method] : "remember";
 }
 
 void
@@ -372,6 +374,7 @@ build_remember (Ctx *ctx, GPtrArray *window, const CatchupMemoryOptions *opts, C
                 GError **error)
 {
   g_autoptr (GPtrArray) lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  guint lead_in = opts->method == CATCHUP_METHOD_GAPS ? 0 : MIN (opts->lead_in, opts->budget);
 
   if (opts->gaps)
     for (guint i = 0; i < opts->gaps->len; i++)
@@ -382,8 +385,7 @@ build_remember (Ctx *ctx, GPtrArray *window, const CatchupMemoryOptions *opts, C
 
       g_ptr_array_extend_and_steal (mem->gaps, g_steal_pointer (&found));
     }
-  if (!add_recent (ctx->store, ctx->room, ctx->before, mem, MIN (opts->lead_in, opts->budget), opts->budget,
-                   error) ||
+  if (!add_recent (ctx->store, ctx->room, ctx->before, mem, lead_in, opts->budget, error) ||
       !gap_lists (ctx, mem->gaps, chunks_per_gap (opts), lists, error))
     return FALSE;
   accumulate (mem, lists, opts->budget);
@@ -477,6 +479,7 @@ build_method (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemor
     case CATCHUP_METHOD_HYBRID:
       return build_single_query (ctx, query, opts->method, opts->budget, mem, error);
     case CATCHUP_METHOD_REMEMBER:
+    case CATCHUP_METHOD_GAPS:
       return window ? build_remember (ctx, window, opts, mem, error)
                     : build_question (ctx, query, opts->budget, mem, error);
     }

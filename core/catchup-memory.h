@@ -17,6 +17,7 @@ typedef enum {
   CATCHUP_METHOD_DENSE,     /* default embedder with the window as query */
   CATCHUP_METHOD_HYBRID,    /* top 4 chunks of each, fused */
   CATCHUP_METHOD_REMEMBER,  /* gap-conditioned memory (the default) */
+  CATCHUP_METHOD_GAPS,      /* remember without the lead-in: what gap retrieval alone contributes */
 } CatchupMethod;
 
 gboolean catchup_method_from_string (const char *name, CatchupMethod *out);

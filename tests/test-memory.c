@@ -269,7 +269,7 @@ test_methods_budget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
         else
           g_assert_cmpuint (mem->turns->len, >, 0);
       }
-  g_assert_cmpuint (n_methods, ==, 7);
+  g_assert_cmpuint (n_methods, ==, 8);
 }
 
 static void
