@@ -123,6 +123,12 @@ catchup_embedder_new_default (void)
   return e;
 }
 
+gboolean
+catchup_embedder_is_default (const CatchupEmbedder *embedder)
+{
+  return embedder == NULL || embedder->embed == default_embed;
+}
+
 void
 catchup_embedder_free (CatchupEmbedder *embedder)
 {

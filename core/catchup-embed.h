@@ -26,6 +26,8 @@ struct _CatchupEmbedder {
 
 CatchupEmbedder *catchup_embedder_new_default (void);
 void catchup_embedder_free (CatchupEmbedder *embedder);
+/* NULL or the default embedder: its chunk vectors are in the index; a model's are in the embedding cache. */
+gboolean catchup_embedder_is_default (const CatchupEmbedder *embedder);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupEmbedder, catchup_embedder_free)
 
 /* The default embedder, without the vtable: out gets CATCHUP_EMBED_DIM floats. */

@@ -4,14 +4,16 @@
 
 #include "catchup-chunk.h"
 #include "catchup-embed.h"
+#include "catchup-embed-cache.h"
 #include "catchup-index.h"
+#include "catchup-retrieve.h"
 #include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The text a chunk is indexed and embedded as: its turns as "speaker: text" lines, so that names are
  * searchable ("the trick ravi found"). */
-static char *
-chunk_text (GPtrArray *turns)
+char *
+catchup_index_chunk_text (GPtrArray *turns)
 {
   g_autoptr (GString) s = g_string_new (NULL);
 
@@ -55,7 +57,7 @@ delete_chunk (CatchupStore *store, gint64 id, const void *blob, int bytes, GErro
 
   if (turns == NULL)
     return FALSE;
-  text = chunk_text (turns);
+  text = catchup_index_chunk_text (turns);
   terms = catchup_text_terms_joined (text, TRUE);
   st = catchup_store_prepare (store, "INSERT INTO chunks_fts (chunks_fts, rowid, terms) VALUES ('delete', ?, ?)",
                               error);
@@ -122,6 +124,7 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   g_autofree char *text = NULL, *terms = NULL;
   float vec[CATCHUP_EMBED_DIM];
   gint8 q[CATCHUP_EMBED_DIM];
+  guint8 hash[CATCHUP_TEXT_HASH_LEN];
   CatchupMessage *head = turns->pdata[first], *tail = turns->pdata[first + n - 1];
   sqlite3_stmt *st;
   int rc;
@@ -133,13 +136,14 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
       g_ptr_array_add (part, m);
       rows[i] = GINT64_TO_LE (m->row);
     }
-  text = chunk_text (part);
+  text = catchup_index_chunk_text (part);
   terms = catchup_text_terms_joined (text, TRUE);
   catchup_embed_hashed (text, vec);
   catchup_vec_quantize (vec, q, CATCHUP_EMBED_DIM);
+  catchup_embed_text_hash (text, hash);
   st = catchup_store_prepare (store,
-      "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows, vec) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", error);
+      "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows, vec, text_hash) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", error);
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
@@ -150,6 +154,7 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   sqlite3_bind_int (st, 6, (int) tokens);
   sqlite3_bind_blob (st, 7, rows, (int) (n * sizeof (gint64)), SQLITE_STATIC);
   sqlite3_bind_blob (st, 8, q, sizeof q, SQLITE_STATIC);
+  sqlite3_bind_blob (st, 9, hash, sizeof hash, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
     return catchup_store_set_error (store, rc, error, "chunk insert"), FALSE;
@@ -349,4 +354,45 @@ catchup_index_clear (CatchupStore *store, gint64 room, GError **error)
   sqlite3_bind_int64 (st, 1, room);
   sqlite3_step (st);
   return catchup_store_commit (store, error);
+}
+
+/* Chunks indexed before text hashes existed (schema v3) get theirs, so that their stored model vectors can
+ * be found without re-chunking the room. */
+gboolean
+catchup_index_fill_text_hashes (CatchupStore *store, GError **error)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT id FROM chunks WHERE text_hash IS NULL", error);
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (st, 0);
+
+      g_array_append_val (ids, id);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+  for (guint i = 0; i < ids->len; i++)
+    {
+      gint64 id = g_array_index (ids, gint64, i);
+      g_autoptr (GPtrArray) turns = catchup_retrieve_chunk_turns (store, id, error);
+      g_autofree char *text = NULL;
+      guint8 hash[CATCHUP_TEXT_HASH_LEN];
+
+      if (turns == NULL)
+        return FALSE;
+      text = catchup_index_chunk_text (turns);
+      catchup_embed_text_hash (text, hash);
+      if ((st = catchup_store_prepare (store, "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
+        return FALSE;
+      sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_STATIC);
+      sqlite3_bind_int64 (st, 2, id);
+      if ((rc = sqlite3_step (st)) != SQLITE_DONE)
+        return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+    }
+  return TRUE;
 }

@@ -13,5 +13,9 @@ G_BEGIN_DECLS
 gboolean catchup_index_update (CatchupStore *store, gint64 room, GError **error);
 /* Drops every index row of the room (before its messages are deleted). */
 gboolean catchup_index_clear (CatchupStore *store, gint64 room, GError **error);
+/* A chunk's text (its turns, CatchupMessage, as "speaker: text" lines): what is indexed, hashed and embedded. */
+char *catchup_index_chunk_text (GPtrArray *turns);
+/* Sets chunks.text_hash where it is missing (chunks indexed before schema v3). */
+gboolean catchup_index_fill_text_hashes (CatchupStore *store, GError **error);
 
 G_END_DECLS

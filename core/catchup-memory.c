@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-chunk.h"
+#include "catchup-embed-cache.h"
 #include "catchup-error.h"
 #include "catchup-memory.h"
 #include "catchup-retrieve.h"
@@ -152,6 +153,7 @@ typedef struct {
   GCancellable *cancellable;
   GHashTable *chunks;   /* chunk id -> CachedChunk */
   GHashTable *df;       /* term -> document frequency, shared by the queries of one build */
+  gboolean model;       /* embedder is a model's: chunk and turn vectors come from the embedding cache */
 } Ctx;
 
 static gboolean
@@ -198,6 +200,21 @@ cached_chunk_free (CachedChunk *c)
   g_free (c);
 }
 
+/* The model path never embeds history at catch-up time: a turn without a stored vector scores cosine 0. */
+static gboolean
+model_turn_vectors (Ctx *ctx, CachedChunk *c, GError **error)
+{
+  guint dim = ctx->embedder->dim;
+  g_autofree float *vecs = catchup_embed_cache_lookup (ctx->store, ctx->embedder->name, dim,
+                                                       (const char *const *) c->lines->pdata, c->lines->len,
+                                                       NULL, error);
+
+  if (vecs == NULL)
+    return FALSE;
+  memcpy (c->vecs, vecs, sizeof (float) * c->lines->len * dim);
+  return TRUE;
+}
+
 static CachedChunk *
 chunk_load (Ctx *ctx, gint64 id, GError **error)
 {
@@ -223,9 +240,10 @@ chunk_load (Ctx *ctx, gint64 id, GError **error)
       g_ptr_array_add (c->terms, catchup_text_terms (c->lines->pdata[c->lines->len - 1], TRUE));
       g_ptr_array_add (c->turns, g_ptr_array_steal_index (all, i--));
     }
-  c->vecs = g_new (float, (gsize) MAX (c->turns->len, 1) * CATCHUP_EMBED_DIM);
-  if (c->turns->len && !ctx->embedder->embed (ctx->embedder, (const char *const *) c->lines->pdata, c->lines->len,
-                                              FALSE, c->vecs, ctx->cancellable, error))
+  c->vecs = g_new (float, (gsize) MAX (c->turns->len, 1) * ctx->embedder->dim);
+  if (c->turns->len && !(ctx->model ? model_turn_vectors (ctx, c, error)
+                         : ctx->embedder->embed (ctx->embedder, (const char *const *) c->lines->pdata,
+                                                 c->lines->len, FALSE, c->vecs, ctx->cancellable, error)))
     {
       cached_chunk_free (c);
       return NULL;
@@ -254,6 +272,7 @@ refine_turns (Ctx *ctx, GArray *chunks, GHashTable *idf, const float *qvec, doub
 {
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (Scored));
   g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint dim = ctx->embedder->dim;
 
   for (guint c = 0; c < chunks->len; c++)
     {
@@ -269,7 +288,7 @@ refine_turns (Ctx *ctx, GArray *chunks, GHashTable *idf, const float *qvec, doub
           /* overlapping chunks hold the same turn twice */
           if (!g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) m->row)))
             continue;
-          s.score = COSINE_WEIGHT * catchup_vec_dot (qvec, cc->vecs + (gsize) i * CATCHUP_EMBED_DIM, CATCHUP_EMBED_DIM) +
+          s.score = COSINE_WEIGHT * catchup_vec_dot (qvec, cc->vecs + (gsize) i * dim, dim) +
                     catchup_retrieve_terms_bm25 (idf, cc->terms->pdata[i]) +
                     chunk_prior * (double) (chunks->len - c) / chunks->len;
           g_array_append_val (out, s);
@@ -326,7 +345,7 @@ turns_for_gap (Ctx *ctx, const char *query, const float *qvec, GArray *dense, gu
 static GArray *
 turns_for_question (Ctx *ctx, const char *query, GError **error)
 {
-  float qvec[CATCHUP_EMBED_DIM];
+  g_autofree float *qvec = g_new (float, ctx->embedder->dim);
 
   if (!embed_one (ctx, query, TRUE, qvec, error))
     return NULL;
@@ -342,8 +361,8 @@ chunks_per_gap (const CatchupMemoryOptions *opts)
 static gboolean
 gap_lists (Ctx *ctx, GPtrArray *gaps, guint keep, GPtrArray *lists, GError **error)
 {
-  guint n = gaps->len;
-  g_autofree float *qvecs = g_new (float, (gsize) MAX (n, 1) * CATCHUP_EMBED_DIM);
+  guint n = gaps->len, dim = ctx->embedder->dim;
+  g_autofree float *qvecs = g_new (float, (gsize) MAX (n, 1) * dim);
   g_autofree const char **queries = g_new0 (const char *, n + 1);
   g_autofree GArray **dense = g_new0 (GArray *, MAX (n, 1));
   gboolean ok = TRUE;
@@ -353,12 +372,14 @@ gap_lists (Ctx *ctx, GPtrArray *gaps, guint keep, GPtrArray *lists, GError **err
   if (n == 0)
     return TRUE;
   if (!ctx->embedder->embed (ctx->embedder, queries, n, TRUE, qvecs, ctx->cancellable, error) ||
-      !catchup_retrieve_dense_multi (ctx->store, ctx->room, qvecs, n, ctx->before, CATCHUP_RETRIEVE_TOP, dense,
-                                     error))
+      !(ctx->model ? catchup_retrieve_dense_model (ctx->store, ctx->room, ctx->embedder->name, dim, qvecs, n,
+                                                   ctx->before, CATCHUP_RETRIEVE_TOP, dense, error)
+                   : catchup_retrieve_dense_multi (ctx->store, ctx->room, qvecs, n, ctx->before,
+                                                   CATCHUP_RETRIEVE_TOP, dense, error)))
     return FALSE;
   for (guint i = 0; i < n; i++)
     {
-      GArray *l = ok ? turns_for_gap (ctx, queries[i], qvecs + (gsize) i * CATCHUP_EMBED_DIM, dense[i], keep,
+      GArray *l = ok ? turns_for_gap (ctx, queries[i], qvecs + (gsize) i * dim, dense[i], keep,
                                       error) : NULL;
 
       ok = ok && l != NULL;
@@ -495,7 +516,10 @@ build (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemoryOption
                                                           (GDestroyNotify) cached_chunk_free);
   g_autoptr (GHashTable) df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
-  if (ctx->embedder == NULL)
+  /* a model's vectors serve the gap-conditioned path; the baselines stay on the default embedder */
+  ctx->model = !catchup_embedder_is_default (ctx->embedder) &&
+               (opts->method == CATCHUP_METHOD_REMEMBER || opts->method == CATCHUP_METHOD_GAPS);
+  if (ctx->embedder == NULL || (!ctx->model && !catchup_embedder_is_default (ctx->embedder)))
     ctx->embedder = own = catchup_embedder_new_default ();
   ctx->chunks = chunks;
   ctx->df = df;

@@ -180,6 +180,63 @@ catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qve
   return TRUE;
 }
 
+/* Reads a stored little-endian float32 vector. */
+static void
+model_vec_decode (const void *blob, guint dim, float *out)
+{
+  for (guint d = 0; d < dim; d++)
+    {
+      guint32 bits;
+
+      memcpy (&bits, (const char *) blob + d * sizeof bits, sizeof bits);
+      bits = GUINT32_FROM_LE (bits);
+      memcpy (out + d, &bits, sizeof bits);
+    }
+}
+
+gboolean
+catchup_retrieve_dense_model (CatchupStore *store, gint64 room, const char *model, guint dim, const float *qvecs,
+                              guint n_queries, const CatchupPos *before, guint top, GArray **out, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+      "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.model = ?4 AND e.hash = c.text_hash "
+      "WHERE c.room = ?1 AND (c.last_ts < ?2 OR (c.last_ts = ?2 AND c.last_row < ?3))", error);
+  g_autofree float *vec = g_new (float, MAX (dim, 1));
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  for (guint q = 0; q < n_queries; q++)
+    out[q] = g_array_sized_new (FALSE, FALSE, sizeof (CatchupHit), top + 1);
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, before ? before->ts : G_MAXINT64);
+  sqlite3_bind_int64 (st, 3, before ? before->row : G_MAXINT64);
+  sqlite3_bind_text (st, 4, model, -1, SQLITE_STATIC);
+  /* chunks without a stored vector are simply absent: nothing is embedded here */
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      if (top == 0 || (guint) sqlite3_column_bytes (st, 1) != dim * sizeof (float))
+        continue;
+      model_vec_decode (sqlite3_column_blob (st, 1), dim, vec);
+      for (guint q = 0; q < n_queries; q++)
+        {
+          CatchupHit h = { sqlite3_column_int64 (st, 0), catchup_vec_dot (qvecs + (gsize) q * dim, vec, dim) };
+
+          if (h.score > 0)
+            keep_top (out[q], top, h);
+        }
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    {
+      for (guint q = 0; q < n_queries; q++)
+        g_clear_pointer (&out[q], g_array_unref);
+      catchup_store_set_error (store, rc, error, "dense retrieval");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 GArray *
 catchup_retrieve_dense (CatchupStore *store, gint64 room, const float *qvec, const CatchupPos *before,
                         guint top, GError **error)

@@ -26,6 +26,11 @@ GArray *catchup_retrieve_dense (CatchupStore *store, gint64 room, const float *q
  * room's chunk vectors; out[q] gets query q's hits, best first. */
 gboolean catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qvecs, guint n_queries,
                                        const CatchupPos *before, guint top, GArray **out, GError **error);
+/* The same over a model embedder's vectors stored for the chunks' texts (catchup-embed-cache.h): qvecs holds
+ * n_queries * dim floats; chunks without a stored vector of that model and dimension are skipped. */
+gboolean catchup_retrieve_dense_model (CatchupStore *store, gint64 room, const char *model, guint dim,
+                                       const float *qvecs, guint n_queries, const CatchupPos *before, guint top,
+                                       GArray **out, GError **error);
 /* Reciprocal rank fusion s(c) = sum 1/(k + rank) over the lists (ranks from 1). */
 GArray *catchup_retrieve_fuse (GArray *const *lists, guint n_lists, guint k, guint top);
 /* The turns of a chunk, in order. */

@@ -72,6 +72,19 @@ struct _CatchupStore {
   "  room INTEGER PRIMARY KEY REFERENCES rooms (id) ON DELETE CASCADE," \
   "  max_row INTEGER NOT NULL);"
 
+/*
+ * Version 3: model embeddings, computed in the background and never at catch-up time. A vector is keyed by
+ * the embedder's name (which holds the model and the dimension, so that a change of either leaves old rows
+ * unused) and a hash of the text (catchup_embed_text_hash), so a text shared by rooms or re-chunked
+ * unchanged is embedded once. vec: dim little-endian float32s. chunks.text_hash is the hash of the chunk's
+ * text as the index builds it; the migration fills it for the chunks already there.
+ */
+#define CATCHUP_STORE_SCHEMA_V3 \
+  "ALTER TABLE chunks ADD COLUMN text_hash BLOB;" \
+  "CREATE TABLE embeddings (" \
+  "  model TEXT NOT NULL, hash BLOB NOT NULL, vec BLOB NOT NULL," \
+  "  PRIMARY KEY (model, hash));"
+
 /* Cached prepared statement (reset, bindings cleared); NULL with error set. */
 sqlite3_stmt *catchup_store_prepare (CatchupStore *store, const char *sql, GError **error);
 /* Maps a SQLite result code + the connection's message into CATCHUP_ERROR (DB, DB_BUSY, DB_FULL, DB_CORRUPT). */

@@ -191,8 +191,14 @@ migrate_to_v2 (CatchupStore *store, GError **error)
   return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V2, error);
 }
 
+static gboolean
+migrate_to_v3 (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V3, error) && catchup_index_fill_text_hashes (store, error);
+}
+
 /* migrations[i] takes a database from version i to i + 1. */
-static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2 };
+static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean

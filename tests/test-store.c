@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "catchup.h"
+#include "catchup-embed-cache.h"
 #include "catchup-store-private.h"
 
 typedef struct {
@@ -577,6 +578,66 @@ test_migrate_v1 (void)
   remove_tree (dir);
 }
 
+/* A v2 file (chunks without text hashes, no embeddings table) keeps its data and gets the hashes the index
+ * would have given its chunks. */
+static void
+test_migrate_v2 (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = tmp_db ("v2.db", &dir);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (CatchupMessage) msg = NULL;
+  guint8 want[CATCHUP_TEXT_HASH_LEN];
+  sqlite3_stmt *st;
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V2);
+  /* rows: the little-endian int64 1, the first message's row */
+  raw_exec (db, "PRAGMA user_version = 2;"
+                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'kept');"
+                "INSERT INTO room_settings (room, key, value) VALUES (7, 'k', 'v');"
+                "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows) "
+                "VALUES (7, 50, 1, 50, 1, 3, x'0100000000000000');"
+                "INSERT INTO index_state (room, max_row) VALUES (7, 1);");
+  sqlite3_close (db);
+
+  store = catchup_store_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sql_count (store, "PRAGMA user_version", 0), ==, 3);
+  msg = catchup_store_get_message (store, 7, "u1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (msg->text, ==, "kept");
+  g_assert_cmpint (sql_count (store, "SELECT count(*) FROM embeddings WHERE ?1 = ?1", 0), ==, 0);
+  catchup_embed_text_hash ("alice: kept\n", want);
+  st = catchup_store_prepare (store, "SELECT text_hash FROM chunks", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_bytes (st, 0), ==, CATCHUP_TEXT_HASH_LEN);
+  g_assert_cmpmem (sqlite3_column_blob (st, 0), CATCHUP_TEXT_HASH_LEN, want, CATCHUP_TEXT_HASH_LEN);
+  sqlite3_reset (st);
+
+  /* new chunks get their hash when the index inserts them */
+  {
+    g_autoptr (CatchupMessage) m = catchup_message_new ("u2", 60, "bob", "more");
+    g_autoptr (GPtrArray) batch = g_ptr_array_new ();
+
+    gint64 room = catchup_store_ensure_room (store, "prpl-irc", "me", "#new", &error);
+
+    g_assert_no_error (error);
+    g_ptr_array_add (batch, m);
+    g_assert_true (catchup_store_add_batch (store, room, batch, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (sql_count (store, "SELECT count(*) FROM chunks WHERE room = ?1 AND text_hash IS NOT NULL", room),
+                     ==, 1);
+  }
+  g_clear_pointer (&store, catchup_store_close);
+  remove_tree (dir);
+}
+
 static void
 test_future_version (void)
 {
@@ -665,6 +726,7 @@ main (int argc, char **argv)
   TEST ("busy", test_busy);
   TEST ("full", test_full);
   g_test_add_func ("/catchup/store/migrate-v1", test_migrate_v1);
+  g_test_add_func ("/catchup/store/migrate-v2", test_migrate_v2);
   g_test_add_func ("/catchup/store/future-version", test_future_version);
   g_test_add_func ("/catchup/store/corrupt", test_corrupt);
   g_test_add_func ("/catchup/store/unwritable", test_unwritable);

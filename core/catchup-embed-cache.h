@@ -1,0 +1,43 @@
+#pragma once
+
+#include "catchup-embed.h"
+#include "catchup-store.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Stored model embeddings (the embeddings table of schema v3). A model embedder is slow and may be remote, so
+ * chunk and turn vectors are computed in the background as history arrives (catchup_embed_cache_fill) and
+ * only read at catch-up time; a catch-up embeds nothing but its own queries. Rows are keyed by the
+ * embedder's name, which changes with the model or the dimension, and by the hash of the embedded text.
+ */
+
+#define CATCHUP_TEXT_HASH_LEN 16
+
+/* The first CATCHUP_TEXT_HASH_LEN bytes of the SHA-256 of text. */
+void catchup_embed_text_hash (const char *text, guint8 *out);
+/* What a single turn is embedded as: "speaker: text". */
+char *catchup_embed_turn_text (const CatchupMessage *msg);
+
+/* Embeds, in batches, every chunk text and every turn line of the room that has no vector for the
+ * embedder's name yet, and stores the vectors (each batch in its own transaction, so a cancelled or failed
+ * fill keeps what it did). computed (may be NULL) gets the number of texts embedded. */
+gboolean catchup_embed_cache_fill_full (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
+                                        GCancellable *cancellable, guint *computed, GError **error);
+gboolean catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
+                                   GCancellable *cancellable, GError **error);
+
+/* The stored vectors of n texts for model (dim floats each): n * dim floats, all zero for a text without a
+ * stored vector of that dimension. found (n entries, may be NULL) says which were stored. */
+float *catchup_embed_cache_lookup (CatchupStore *store, const char *model, guint dim, const char *const *texts,
+                                   guint n, gboolean *found, GError **error);
+
+/* Deletes the vectors of every model but keep_model (the one in use); deleted (may be NULL) gets how many. */
+gboolean catchup_embed_cache_prune (CatchupStore *store, const char *keep_model, gint64 *deleted, GError **error);
+/* How many vectors are stored for model; -1 with error on failure. */
+gint64 catchup_embed_cache_count (CatchupStore *store, const char *model, GError **error);
+/* The dimension of the vectors stored under a name that starts with prefix ("openai:MODEL:"), 0 when there
+ * are none: a catch-up learns the dimension from the cache instead of asking the server. */
+guint catchup_embed_cache_stored_dim (CatchupStore *store, const char *prefix, GError **error);
+
+G_END_DECLS

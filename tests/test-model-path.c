@@ -1,0 +1,10 @@
+#include "config.h"
+
+#include "catchup.h"
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  return g_test_run ();
+}
