@@ -2,6 +2,7 @@
 
 #include <gio/gio.h>
 
+#include "catchup-llm.h"
 #include "catchup-memory.h"
 #include "catchup-summary.h"
 
@@ -26,15 +27,34 @@ typedef struct {
   CatchupMemoryOptions memory;
   CatchupLength length;
   char *language;           /* NULL: the room's */
+  /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
+   * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
+   * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
+  const CatchupLlmConfig *model;
 } CatchupOptions;
 
 void catchup_options_init (CatchupOptions *opts);
+
+/* What the model did for one catch-up. */
+typedef struct {
+  gboolean configured;      /* opts->model named an endpoint */
+  gboolean used;            /* at least one step used the model's answer */
+  gboolean gaps_used, retrieval_used, summary_used;
+  char *notice;             /* one line: why a configured step did not use the model; NULL when all did */
+  CatchupLlmStats stats;    /* HTTP calls and tokens of this catch-up */
+  guint query_embeddings;   /* texts embedded at catch-up time: the gap queries or the question */
+  guint history_embeddings; /* chunk or turn texts embedded at catch-up time: stored vectors make this 0 */
+} CatchupModelReport;
+
+void catchup_model_report_clear (CatchupModelReport *report);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CatchupModelReport, catchup_model_report_clear)
 
 typedef struct {
   GPtrArray *window;        /* CatchupMessage */
   CatchupMemory *memory;
   CatchupSummary *summary;
   guint window_tokens;
+  CatchupModelReport model;
 } CatchupResult;
 
 void catchup_result_free (CatchupResult *result);
@@ -42,6 +62,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupResult, catchup_result_free)
 
 /* Resolves a window into its messages (CATCHUP_ERROR_NOT_FOUND for bad ids, _INVALID for an empty window). */
 GPtrArray *catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error);
+
+/* Memory for a window or a question the way a catch-up builds it, with the model's gap detection and stored
+ * vectors when opts->model says so (a failing model step falls back to the embedded one, said in
+ * report->notice). report may be NULL; else it is filled in and must be cleared. */
+CatchupMemory *catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArray *window,
+                                      const CatchupOptions *opts, CatchupModelReport *report,
+                                      GCancellable *cancellable, GError **error);
+CatchupMemory *catchup_engine_recall (CatchupStore *store, gint64 room, const char *query,
+                                      const CatchupOptions *opts, CatchupModelReport *report,
+                                      GCancellable *cancellable, GError **error);
 
 /* The whole catch-up, synchronously, on the calling thread's own store. */
 CatchupResult *catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *window,

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "catchup.h"
+#include "catchup-embed-cache.h"
+#include "catchup-llm-embed.h"
 
 /* Exit statuses: scripts tell a mistyped command line from a failed run. */
 enum {
@@ -308,13 +310,13 @@ json_add_window (JsonBuilder *b, GPtrArray *window, guint tokens)
 
 /* Starts the top-level object with what every memory command echoes back about its request. */
 static JsonBuilder *
-json_begin (const char *room, CatchupMethod method, guint budget)
+json_begin (const char *room, const char *method, guint budget)
 {
   JsonBuilder *b = json_builder_new ();
 
   json_builder_begin_object (b);
   json_member_string (b, "room", room);
-  json_member_string (b, "method", catchup_method_to_string (method));
+  json_member_string (b, "method", method);
   json_member_int (b, "budget", budget);
   return b;
 }
@@ -377,6 +379,183 @@ print_memory (const CatchupMemory *mem)
     }
 }
 
+/* --- the model --- */
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CatchupLlmConfig, catchup_llm_config_clear)
+
+/* The method that insists on the model: benchmarks name it to be sure they measure the model path. */
+#define METHOD_REMEMBER_MODEL "remember-model"
+
+typedef struct {
+  char *endpoint;
+  char *model;
+  char *embed_model;
+  char *api_key_env;
+  char *config;
+  int timeout;
+  gboolean no_model;
+} ModelArgs;
+
+static void
+model_args_clear (ModelArgs *m)
+{
+  g_free (m->endpoint);
+  g_free (m->model);
+  g_free (m->embed_model);
+  g_free (m->api_key_env);
+  g_free (m->config);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ModelArgs, model_args_clear)
+
+#define ENTRIES_MODEL(m) \
+  { "endpoint", 0, 0, G_OPTION_ARG_STRING, &(m).endpoint, \
+    N_("OpenAI-compatible model server, e.g. http://localhost:11434/v1 (default: $CATCHUP_ENDPOINT, else the " \
+       "config file)"), N_("URL") }, \
+  { "model", 0, 0, G_OPTION_ARG_STRING, &(m).model, N_("Chat model for gap detection and the summary"), \
+    N_("NAME") }, \
+  { "embed-model", 0, 0, G_OPTION_ARG_STRING, &(m).embed_model, N_("Embedding model for dense retrieval"), \
+    N_("NAME") }, \
+  { "api-key-env", 0, 0, G_OPTION_ARG_STRING, &(m).api_key_env, \
+    N_("Environment variable holding the API key (default: CATCHUP_API_KEY)"), N_("VAR") }, \
+  { "timeout", 0, 0, G_OPTION_ARG_INT, &(m).timeout, N_("Seconds one model request may take"), N_("S") }, \
+  { "config", 0, 0, G_OPTION_ARG_FILENAME, &(m).config, \
+    N_("Model settings file (default: purple-catchup/model.conf in the user's config directory)"), N_("FILE") }, \
+  { "no-model", 0, 0, G_OPTION_ARG_NONE, &(m).no_model, N_("Use the built-in methods only"), NULL }
+
+static void
+set_string (char **slot, const char *value)
+{
+  if (value == NULL || *value == '\0')
+    return;
+  g_free (*slot);
+  *slot = g_strdup (value);
+}
+
+/* Settings in rising precedence: the config file, $CATCHUP_ENDPOINT/$CATCHUP_MODEL/$CATCHUP_EMBED_MODEL, the
+ * options. TRUE with *configured FALSE when nothing names an endpoint. */
+static gboolean
+model_config (const ModelArgs *m, CatchupLlmConfig *config, gboolean *configured, GError **error)
+{
+  g_autofree char *path = m->config ? g_strdup (m->config) : catchup_llm_config_default_path ();
+  g_autoptr (GError) local = NULL;
+  const char *key_env = m->api_key_env ? m->api_key_env : CATCHUP_LLM_API_KEY_ENV;
+
+  catchup_llm_config_init (config);
+  *configured = FALSE;
+  if (m->no_model)
+    return TRUE;
+  if (m->timeout < 0)
+    return usage_error (error, _("--timeout wants a positive number of seconds, not %d"), m->timeout);
+  /* a missing default file only means "no settings"; a file named on the command line must exist */
+  if (!catchup_llm_config_load (config, path, &local) &&
+      (m->config != NULL || !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND)))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  set_string (&config->base_url, g_getenv ("CATCHUP_ENDPOINT"));
+  set_string (&config->chat_model, g_getenv ("CATCHUP_MODEL"));
+  set_string (&config->embed_model, g_getenv ("CATCHUP_EMBED_MODEL"));
+  set_string (&config->base_url, m->endpoint);
+  set_string (&config->chat_model, m->model);
+  set_string (&config->embed_model, m->embed_model);
+  set_string (&config->api_key, g_getenv (key_env));
+  if (m->timeout > 0)
+    config->timeout_ms = (guint) MIN (m->timeout, 24 * 3600) * 1000u;
+  *configured = config->base_url != NULL && *config->base_url != '\0';
+  return TRUE;
+}
+
+static gboolean
+tool_require_model (gboolean configured, GError **error)
+{
+  if (configured)
+    return TRUE;
+  return usage_error (error, _("method %s needs a model: give --endpoint, set CATCHUP_ENDPOINT or write the "
+                               "config file"), METHOD_REMEMBER_MODEL);
+}
+
+static void
+json_add_model (JsonBuilder *b, const CatchupModelReport *r)
+{
+  json_builder_set_member_name (b, "model");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "configured");
+  json_builder_add_boolean_value (b, r->configured);
+  json_builder_set_member_name (b, "used");
+  json_builder_add_boolean_value (b, r->used);
+  json_member_string (b, "notice", r->notice);
+  json_member_int (b, "calls", r->stats.chat_calls + r->stats.embed_calls);
+  json_member_int (b, "tokens_sent", (gint64) r->stats.tokens_sent);
+  json_member_int (b, "tokens_received", (gint64) r->stats.tokens_received);
+  json_member_int (b, "chat_calls", r->stats.chat_calls);
+  json_member_int (b, "embed_calls_at_catchup", r->stats.embed_calls);
+  json_member_int (b, "query_embeddings", r->query_embeddings);
+  json_member_int (b, "chunk_embeddings_at_catchup", r->history_embeddings);
+  json_builder_end_object (b);
+}
+
+/* One line per catch-up, so that the cost of the model is never a surprise. */
+static void
+print_model (const CatchupModelReport *r, gboolean with_notice)
+{
+  g_autofree char *sent = NULL, *received = NULL;
+
+  if (!r->configured)
+    return;
+  sent = g_strdup_printf ("%" G_GUINT64_FORMAT, r->stats.tokens_sent);
+  received = g_strdup_printf ("%" G_GUINT64_FORMAT, r->stats.tokens_received);
+  g_print (_("Model: %u calls (%u chat, %u embedding), %s tokens sent, %s received; chunk embeddings computed at "
+             "catch-up time: %u\n"), r->stats.chat_calls + r->stats.embed_calls, r->stats.chat_calls,
+           r->stats.embed_calls, sent, received, r->history_embeddings);
+  if (with_notice && r->notice != NULL)
+    g_print ("%s\n", r->notice);
+}
+
+/* Stores the model vectors of every room in rooms (gint64 ids) that a model catch-up reads. The dimension is
+ * asked of the server once: this is background work, not a catch-up. */
+static gboolean
+embed_rooms (CatchupStore *store, GArray *rooms, const CatchupLlmConfig *config, gboolean prune, guint *computed,
+             GError **error)
+{
+  g_autoptr (CatchupLlm) llm = catchup_llm_new (config, error);
+  g_autoptr (CatchupEmbedder) embedder = llm ? catchup_llm_embedder_new (llm, 0, NULL, error) : NULL;
+
+  *computed = 0;
+  if (embedder == NULL)
+    return FALSE;
+  for (guint i = 0; i < rooms->len; i++)
+    {
+      guint n = 0;
+
+      if (!catchup_embed_cache_fill_full (store, g_array_index (rooms, gint64, i), embedder, NULL, &n, error))
+        return FALSE;
+      *computed += n;
+    }
+  return !prune || catchup_embed_cache_prune (store, embedder->name, NULL, error);
+}
+
+static GArray *
+all_rooms (CatchupStore *store, GError **error)
+{
+  g_autoptr (GPtrArray) infos = catchup_store_list_rooms (store, error);
+  GArray *ids;
+
+  if (infos == NULL)
+    return NULL;
+  ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < infos->len; i++)
+    g_array_append_val (ids, ((CatchupRoomInfo *) infos->pdata[i])->id);
+  return ids;
+}
+
+static gboolean
+has_embed_model (const CatchupLlmConfig *config, gboolean configured)
+{
+  return configured && config->embed_model != NULL && *config->embed_model != '\0';
+}
+
 /* --- subcommands --- */
 
 typedef struct {
@@ -385,6 +564,7 @@ typedef struct {
   char *method_name;
   int budget;
   gboolean json;
+  ModelArgs model;
 } MemoryArgs;
 
 static void
@@ -393,23 +573,33 @@ memory_args_clear (MemoryArgs *a)
   g_free (a->db);
   g_free (a->room);
   g_free (a->method_name);
+  model_args_clear (&a->model);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (MemoryArgs, memory_args_clear)
 
-#define MEMORY_ARGS_INIT { NULL, NULL, NULL, CATCHUP_DEFAULT_BUDGET, FALSE }
+#define MEMORY_ARGS_INIT { NULL, NULL, NULL, CATCHUP_DEFAULT_BUDGET, FALSE, { 0 } }
 
-/* Opens the store, finds the room and checks the options common to memory, recall and summarize. */
+/* Opens the store, finds the room and checks the options common to memory, recall and summarize; config gets
+ * the model's settings (always initialised, cleared by the caller), opts->model points at it when an endpoint
+ * is configured. */
 static CatchupStore *
-memory_args_open (const MemoryArgs *a, gint64 *room, CatchupMemoryOptions *opts, GError **error)
+memory_args_open (const MemoryArgs *a, gint64 *room, CatchupOptions *copts, CatchupLlmConfig *config,
+                  GError **error)
 {
   g_autoptr (CatchupStore) store = NULL;
+  CatchupMemoryOptions *opts = &copts->memory;
+  gboolean configured = FALSE, needs_model = g_strcmp0 (a->method_name, METHOD_REMEMBER_MODEL) == 0;
 
-  if (!tool_require (a->room, "--room", error) || !tool_check_budget (a->budget, error))
+  if (!model_config (&a->model, config, &configured, error) ||
+      !tool_require (a->room, "--room", error) || !tool_check_budget (a->budget, error))
     return NULL;
   catchup_memory_options_init (opts);
-  if (a->method_name != NULL && !tool_parse_method (a->method_name, &opts->method, error))
+  if (needs_model && !tool_require_model (configured, error))
+    return NULL;
+  if (a->method_name != NULL && !needs_model && !tool_parse_method (a->method_name, &opts->method, error))
     return NULL;
   opts->budget = (guint) a->budget;
+  copts->model = configured ? config : NULL;
   store = tool_open_store (a->db, FALSE, error);
   if (store == NULL)
     return NULL;
@@ -417,6 +607,14 @@ memory_args_open (const MemoryArgs *a, gint64 *room, CatchupMemoryOptions *opts,
   if (*room <= 0)
     return NULL;
   return g_steal_pointer (&store);
+}
+
+/* The method as the user named it ("remember-model" stays itself in the output). */
+static const char *
+method_label (const MemoryArgs *a, CatchupMethod method)
+{
+  return g_strcmp0 (a->method_name, METHOD_REMEMBER_MODEL) == 0 ? METHOD_REMEMBER_MODEL
+                                                                 : catchup_method_to_string (method);
 }
 
 #define DB_HELP N_("History database (default: $CATCHUP_DB, else ~/.purple/catchup/history.db)")
@@ -427,7 +625,8 @@ memory_args_open (const MemoryArgs *a, gint64 *room, CatchupMemoryOptions *opts,
   { "budget", 'b', 0, G_OPTION_ARG_INT, &(a).budget, N_("Memory budget in tokens (default: 1024)"), N_("N") }
 #define ENTRY_METHOD(a) \
   { "method", 'm', 0, G_OPTION_ARG_STRING, &(a).method_name, \
-    N_("none, recent, full, sparse, dense, hybrid or remember (default: remember)"), N_("METHOD") }
+    N_("none, recent, full, sparse, dense, hybrid, remember, gaps or remember-model (remember that fails without " \
+       "a model; default: remember)"), N_("METHOD") }
 #define ENTRY_JSON(a) \
   { "json", 0, 0, G_OPTION_ARG_NONE, &(a).json, N_("Print JSON instead of text"), NULL }
 
@@ -440,17 +639,22 @@ cmd_memory (int argc, char **argv)
     ENTRY_DB (a), ENTRY_ROOM (a),
     { "window", 'w', 0, G_OPTION_ARG_STRING, &range, N_("The catch-up window: first and last message id"),
       N_("FIRST..LAST") },
-    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a),
+    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (CatchupStore) store = NULL;
   g_autoptr (GPtrArray) window = NULL;
   g_autoptr (CatchupMemory) mem = NULL;
+  g_auto (CatchupLlmConfig) config = { 0 };
+  g_auto (CatchupModelReport) report = { 0 };
   CatchupWindow spec = { .kind = CATCHUP_WINDOW_BETWEEN };
-  CatchupMemoryOptions opts;
+  CatchupOptions copts;
+  const CatchupMemoryOptions *opts = &copts.memory;
   g_autofree char *first = NULL, *last = NULL;
   gint64 room = 0;
+
+  catchup_options_init (&copts);
 
   if (!tool_parse (&argc, &argv, NULL,
                    _("Build the catch-up memory for a window of a room from the history before it."),
@@ -459,7 +663,7 @@ cmd_memory (int argc, char **argv)
                    entries, &error)
       || !tool_require (range, "--window", &error)
       || !tool_parse_range (range, &first, &last, &error)
-      || (store = memory_args_open (&a, &room, &opts, &error)) == NULL)
+      || (store = memory_args_open (&a, &room, &copts, &config, &error)) == NULL)
     return tool_fail (error);
 
   spec.first_id = first;
@@ -467,21 +671,23 @@ cmd_memory (int argc, char **argv)
   window = catchup_engine_window (store, room, &spec, &error);
   if (window == NULL)
     return tool_fail (error);
-  mem = catchup_memory_build (store, room, window, &opts, NULL, &error);
+  mem = catchup_engine_memory (store, room, window, &copts, &report, NULL, &error);
   if (mem == NULL)
     return tool_fail (error);
 
   if (a.json)
     {
-      g_autoptr (JsonBuilder) b = json_begin (a.room, opts.method, opts.budget);
+      g_autoptr (JsonBuilder) b = json_begin (a.room, method_label (&a, opts->method), opts->budget);
 
       json_add_window (b, window, window_tokens (window));
       json_add_memory (b, mem);
+      json_add_model (b, &report);
       return json_emit (b);
     }
   g_print (_("Window %s..%s of %s: %u messages, %u tokens; method %s, budget %u\n"), first, last, a.room,
-           window->len, window_tokens (window), catchup_method_to_string (opts.method), opts.budget);
+           window->len, window_tokens (window), method_label (&a, opts->method), opts->budget);
   print_memory (mem);
+  print_model (&report, TRUE);
   return TOOL_EXIT_OK;
 }
 
@@ -493,38 +699,45 @@ cmd_recall (int argc, char **argv)
   const GOptionEntry entries[] = {
     ENTRY_DB (a), ENTRY_ROOM (a),
     { "query", 'q', 0, G_OPTION_ARG_STRING, &query, N_("The question to find evidence for"), N_("TEXT") },
-    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a),
+    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (CatchupStore) store = NULL;
   g_autoptr (CatchupMemory) mem = NULL;
-  CatchupMemoryOptions opts;
+  g_auto (CatchupLlmConfig) config = { 0 };
+  g_auto (CatchupModelReport) report = { 0 };
+  CatchupOptions copts;
+  const CatchupMemoryOptions *opts = &copts.memory;
   gint64 room = 0;
+
+  catchup_options_init (&copts);
 
   if (!tool_parse (&argc, &argv, NULL,
                    _("Collect the turns of a room's whole history that answer a question, within a token budget."),
                    _("Example:\n  catchup recall --room libfoo-dev --query \"when is the 3.0 release?\" --json"),
                    entries, &error)
       || !tool_require (query, "--query", &error)
-      || (store = memory_args_open (&a, &room, &opts, &error)) == NULL)
+      || (store = memory_args_open (&a, &room, &copts, &config, &error)) == NULL)
     return tool_fail (error);
 
-  mem = catchup_memory_recall (store, room, query, &opts, NULL, &error);
+  mem = catchup_engine_recall (store, room, query, &copts, &report, NULL, &error);
   if (mem == NULL)
     return tool_fail (error);
 
   if (a.json)
     {
-      g_autoptr (JsonBuilder) b = json_begin (a.room, opts.method, opts.budget);
+      g_autoptr (JsonBuilder) b = json_begin (a.room, method_label (&a, opts->method), opts->budget);
 
       json_member_string (b, "query", query);
       json_add_memory (b, mem);
+      json_add_model (b, &report);
       return json_emit (b);
     }
   g_print (_("Evidence for “%s” in %s; method %s, budget %u\n"), query, a.room,
-           catchup_method_to_string (opts.method), opts.budget);
+           method_label (&a, opts->method), opts->budget);
   print_memory (mem);
+  print_model (&report, TRUE);
   return TOOL_EXIT_OK;
 }
 
@@ -596,12 +809,13 @@ cmd_summarize (int argc, char **argv)
       N_("FIRST..LAST") },
     { "length", 'l', 0, G_OPTION_ARG_STRING, &length, N_("short, normal or detailed (default: normal)"),
       N_("LENGTH") },
-    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a),
+    ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (CatchupStore) store = NULL;
   g_autoptr (CatchupResult) result = NULL;
+  g_auto (CatchupLlmConfig) config = { 0 };
   g_autofree char *text = NULL;
   CatchupWindow spec = { 0 };
   CatchupOptions opts;
@@ -619,7 +833,7 @@ cmd_summarize (int argc, char **argv)
                    entries, &error)
        && summarize_window (last_n, since, range, &spec, &error)
        && (length == NULL || tool_parse_length (length, &opts.length, &error))
-       && (store = memory_args_open (&a, &room, &opts.memory, &error)) != NULL;
+       && (store = memory_args_open (&a, &room, &opts, &config, &error)) != NULL;
   if (ok)
     result = catchup_engine_run (store, room, &spec, &opts, NULL, &error);
   g_free (spec.first_id);
@@ -629,15 +843,18 @@ cmd_summarize (int argc, char **argv)
 
   if (a.json)
     {
-      g_autoptr (JsonBuilder) b = json_begin (a.room, opts.memory.method, opts.memory.budget);
+      g_autoptr (JsonBuilder) b = json_begin (a.room, method_label (&a, opts.memory.method), opts.memory.budget);
 
       json_add_window (b, result->window, result->window_tokens);
       json_add_summary (b, result->summary);
       json_add_memory (b, result->memory);
+      json_add_model (b, &result->model);
       return json_emit (b);
     }
   text = catchup_summary_to_text (result->summary);
   g_print ("%s\n", text);
+  /* the summary's text carries the notice already */
+  print_model (&result->model, FALSE);
   return TOOL_EXIT_OK;
 }
 
@@ -714,6 +931,7 @@ typedef struct {
   char *room;
   char *date;
   char **files;
+  ModelArgs model;
 } ImportArgs;
 
 static void
@@ -724,6 +942,7 @@ import_args_clear (ImportArgs *a)
   g_free (a->room);
   g_free (a->date);
   g_strfreev (a->files);
+  model_args_clear (&a->model);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ImportArgs, import_args_clear)
 
@@ -824,6 +1043,30 @@ import_print_summary (const CatchupImportResult *r)
               g_get_prgname (), r->read, r->inserted, r->duplicates, r->malformed, r->events);
 }
 
+/* Imported rooms get their model vectors right away when an embedding model is configured, as the plugin's
+ * rooms get them in the background; the import itself stands even when the model server does not answer. */
+static void
+import_embed (CatchupStore *store, const ModelArgs *m)
+{
+  g_auto (CatchupLlmConfig) config = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) rooms = NULL;
+  gboolean configured = FALSE;
+  guint computed = 0;
+
+  if (model_config (m, &config, &configured, &error) && !has_embed_model (&config, configured))
+    return;
+  if (error != NULL || (rooms = all_rooms (store, &error)) == NULL ||
+      !embed_rooms (store, rooms, &config, FALSE, &computed, &error))
+    {
+      g_printerr (_("%s: the history is imported, but its embeddings are not: %s\n"), g_get_prgname (),
+                  error->message);
+      return;
+    }
+  g_printerr (ngettext ("%s: %u text embedded with %s\n", "%s: %u texts embedded with %s\n", computed),
+              g_get_prgname (), computed, config.embed_model);
+}
+
 static int
 cmd_import (int argc, char **argv)
 {
@@ -838,6 +1081,7 @@ cmd_import (int argc, char **argv)
     { "date", 'd', 0, G_OPTION_ARG_STRING, &a.date, N_("Day of the first line of an irc log"),
       N_("YYYY-MM-DD") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a.files, NULL, N_("FILE…") },
+    ENTRIES_MODEL (a.model),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GError) error = NULL;
@@ -862,7 +1106,63 @@ cmd_import (int argc, char **argv)
 
   ok = import_files (store, &a, irc, total, &error);
   import_print_summary (total);
+  if (ok)
+    import_embed (store, &a.model);
   return ok ? TOOL_EXIT_OK : tool_fail (error);
+}
+
+static int
+cmd_embed (int argc, char **argv)
+{
+  g_autofree char *db = NULL, *room_name = NULL;
+  g_auto (ModelArgs) m = { 0 };
+  gboolean prune = FALSE;
+  const GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, DB_HELP, N_("DB") },
+    { "room", 'r', 0, G_OPTION_ARG_STRING, &room_name, N_("Room name, or PROTOCOL/ACCOUNT/NAME (default: every room)"),
+      N_("ROOM") },
+    { "prune", 0, 0, G_OPTION_ARG_NONE, &prune, N_("Delete the stored vectors of every other model"), NULL },
+    ENTRIES_MODEL (m),
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (GArray) rooms = NULL;
+  g_auto (CatchupLlmConfig) config = { 0 };
+  gboolean configured = FALSE;
+  guint computed = 0;
+
+  if (!tool_parse (&argc, &argv, NULL, _("Compute the embedding model's vectors of a room's history."),
+                   _("A catch-up with an embedding model reads stored vectors and embeds only its own queries. The "
+                     "plugin computes them as messages arrive; this command does it for imported history.\n\n"
+                     "Example:\n  catchup embed --room libfoo-dev --endpoint http://localhost:11434/v1 "
+                     "--embed-model nomic-embed-text"),
+                   entries, &error)
+      || !model_config (&m, &config, &configured, &error))
+    return tool_fail (error);
+  if (!has_embed_model (&config, configured))
+    {
+      usage_error (&error, _("no embedding model: give --endpoint and --embed-model, or set them in the config file"));
+      return tool_fail (error);
+    }
+  if ((store = tool_open_store (db, FALSE, &error)) == NULL)
+    return tool_fail (error);
+  if (room_name != NULL)
+    {
+      gint64 room = catchup_store_find_room (store, room_name, &error);
+
+      if (room <= 0)
+        return tool_fail (error);
+      rooms = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_array_append_val (rooms, room);
+    }
+  else if ((rooms = all_rooms (store, &error)) == NULL)
+    return tool_fail (error);
+  if (!embed_rooms (store, rooms, &config, prune, &computed, &error))
+    return tool_fail (error);
+  g_print (ngettext ("%u text embedded with %s\n", "%u texts embedded with %s\n", computed), computed,
+           config.embed_model);
+  return TOOL_EXIT_OK;
 }
 
 /* --- dispatch --- */
@@ -881,6 +1181,8 @@ static const ToolCommand commands[] = {
   { "recall", N_("--room ROOM --query TEXT"), N_("Find the history that answers a question"), cmd_recall },
   { "summarize", N_("--room ROOM --last N|--since TIME|--window A..B"), N_("Summarise a window of a room"),
     cmd_summarize },
+  { "embed", N_("[--room ROOM] --endpoint URL --embed-model NAME"),
+    N_("Store a room's vectors for an embedding model"), cmd_embed },
 };
 
 static void

@@ -9,7 +9,8 @@ part of SCENARIO before the first "." is the behaviour; the whole of it keys the
 test can use a fresh one ("429once.t7"). GET /count/SCENARIO returns {"requests": n, "bearer": token}.
 
 Behaviours: ok, nousage, slow, trickle, 429once, 429always, 429long, 500once, 500always, 400, 401, 404model,
-404, malformed, badshape, truncated, oversized, oversized-cl, wrongtype, dimchange, gaps, summary, inject;
+404, malformed, badshape, truncated, oversized, oversized-cl, wrongtype, dimchange, gaps, summary, inject,
+catchup (gaps or summary, whichever the prompt asks for);
 "KIND-nousage" is KIND without usage figures in the answer.
 """
 
@@ -98,7 +99,12 @@ def inject_reply(prompt):
     return json.dumps({"lines": [{"speaker": window[0]["speaker"], "id": window[0]["id"], "text": text}]})
 
 
-SCRIPTED = {"gaps": gaps_reply, "summary": summary_reply, "inject": inject_reply}
+def catchup_reply(prompt):
+    """A whole catch-up against one endpoint: the gap prompt asks for {"gaps": ...}, the summary prompt not."""
+    return gaps_reply(prompt) if '{"gaps": [' in prompt else summary_reply(prompt)
+
+
+SCRIPTED = {"gaps": gaps_reply, "summary": summary_reply, "inject": inject_reply, "catchup": catchup_reply}
 
 
 class Handler(BaseHTTPRequestHandler):
