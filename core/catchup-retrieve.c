@@ -317,6 +317,30 @@ catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
   return g_steal_pointer (&turns);
 }
 
+/* The number of chunks, remembered in df_cache under the empty string (never a term) so that the queries of
+ * one catch-up count them once. */
+static double
+collection_size (CatchupStore *store, GHashTable *df_cache, GError **error)
+{
+  gpointer cached;
+  sqlite3_stmt *st;
+  double n = 0;
+
+  if (df_cache && g_hash_table_lookup_extended (df_cache, "", NULL, &cached))
+    return GPOINTER_TO_SIZE (cached);
+  /* fts5vocab reads document frequencies straight from the FTS index; a temp table touches no schema */
+  if (!catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
+                                  "fts5vocab (main, chunks_fts, row)", error) ||
+      (st = catchup_store_prepare (store, "SELECT count(*) FROM chunks", error)) == NULL)
+    return -1;
+  if (sqlite3_step (st) == SQLITE_ROW)
+    n = sqlite3_column_double (st, 0);
+  sqlite3_reset (st);
+  if (df_cache)
+    g_hash_table_insert (df_cache, g_strdup (""), GSIZE_TO_POINTER ((gsize) n));
+  return n;
+}
+
 GHashTable *
 catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache, GError **error)
 {
@@ -324,17 +348,10 @@ catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cac
   g_autoptr (GHashTable) base = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) terms = catchup_text_terms (query, TRUE);
   sqlite3_stmt *st;
-  double n = 0;
+  double n = collection_size (store, df_cache, error);
 
-  /* fts5vocab reads document frequencies straight from the FTS index; a temp table touches no schema */
-  if (!catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
-                                  "fts5vocab (main, chunks_fts, row)", error))
+  if (n < 0)
     return NULL;
-  if ((st = catchup_store_prepare (store, "SELECT count(*) FROM chunks", error)) == NULL)
-    return NULL;
-  if (sqlite3_step (st) == SQLITE_ROW)
-    n = sqlite3_column_double (st, 0);
-  sqlite3_reset (st);
   if ((st = catchup_store_prepare (store, "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
     return NULL;
   for (guint i = 0; i < terms->len; i++)
