@@ -84,6 +84,19 @@ preview_window (CatchupStore *store, gpointer data, GError **error)
   return preview;
 }
 
+/* Numbers are formatted outside translated strings: xgettext cannot read G_GINT64_FORMAT. */
+static char *
+format_count (gint64 n)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT, n);
+}
+
+static gulong
+plural_n (gint64 n)
+{
+  return (gulong) CLAMP (n, 0, G_MAXLONG);
+}
+
 static char *
 format_time (gint64 ts)
 {
@@ -138,6 +151,7 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
   g_autofree char *when = format_time (preview->first_ts);
   g_autofree char *line = NULL;
   g_autofree char *db_path = g_strdup (catchup_writer_get_path (catchup_plugin.writer));
+  g_autofree char *count = format_count (preview->count);
   CatchupOptions opts;
 
   if (preview->since != 0)
@@ -145,9 +159,9 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
       job->window.kind = CATCHUP_WINDOW_SINCE;
       job->window.since = preview->since;
     }
-  line = g_strdup_printf (ngettext ("Catching up on %" G_GINT64_FORMAT " message since %s…",
-                                    "Catching up on %" G_GINT64_FORMAT " messages since %s…", preview->count),
-                          preview->count, when);
+  line = g_strdup_printf (ngettext ("Catching up on %s message since %s…", "Catching up on %s messages since %s…",
+                                    plural_n (preview->count)),
+                          count, when);
   catchup_output_local (conv, line);
 
   catchup_options_init (&opts);
@@ -254,11 +268,11 @@ status_done (GObject *source, GAsyncResult *res, gpointer data)
     {
       g_autofree char *first = format_time (info->first_ts);
       g_autofree char *last = format_time (info->last_ts);
+      g_autofree char *count = format_count (info->n_messages);
 
-      g_string_append_printf (text, ngettext ("%" G_GINT64_FORMAT " message indexed, from %s to %s.",
-                                              "%" G_GINT64_FORMAT " messages indexed, from %s to %s.",
-                                              info->n_messages),
-                              info->n_messages, first, last);
+      g_string_append_printf (text, ngettext ("%s message indexed, from %s to %s.",
+                                              "%s messages indexed, from %s to %s.", plural_n (info->n_messages)),
+                              count, first, last);
       if (info->last_present != 0)
         {
           g_autofree char *present = format_time (info->last_present);
@@ -278,8 +292,10 @@ status_done (GObject *source, GAsyncResult *res, gpointer data)
   catchup_writer_get_stats (catchup_plugin.writer, NULL, &n_errors, &last_error);
   if (n_errors != 0)
     {
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, n_errors);
+
       g_string_append_c (text, '\n');
-      g_string_append_printf (text, _("Write errors: %" G_GUINT64_FORMAT " (last: %s)"), n_errors, last_error);
+      g_string_append_printf (text, _("Write errors: %s (last: %s)"), count, last_error);
     }
   catchup_output_local (conv, text->str);
 }
@@ -315,9 +331,13 @@ forget_done (GObject *source, GAsyncResult *res, gpointer data)
   if (info == NULL)
     line = g_strdup_printf (_("Could not forget this room's history: %s"), error->message);
   else
-    line = g_strdup_printf (ngettext ("Forgot %" G_GINT64_FORMAT " message of this room.",
-                                      "Forgot %" G_GINT64_FORMAT " messages of this room.", info->n_messages),
-                            info->n_messages);
+    {
+      g_autofree char *count = format_count (info->n_messages);
+
+      line = g_strdup_printf (ngettext ("Forgot %s message of this room.", "Forgot %s messages of this room.",
+                                        plural_n (info->n_messages)),
+                              count);
+    }
   catchup_output_local (conv, line);
 }
 
@@ -361,15 +381,18 @@ ask_forget (PurpleConversation *conv)
 static const char *
 usage (void)
 {
-  /* TRANSLATORS: keep "/catchup" and its keywords (post, settings, status, forget, help) as they are. */
-  return _("Usage: /catchup [N | 2h | 45m | 1d | post [N | 2h] | settings | status | forget | help]\n"
+  /* TRANSLATORS: keep "/catchup" and its keywords (post, settings, status, forget, import-logs, help) as they
+   * are. */
+  return _("Usage: /catchup [N | 2h | 45m | 1d | post [N | 2h] | settings | status | forget | import-logs | help]\n"
            "/catchup: what was said since you were last here\n"
            "/catchup N: the last N messages\n"
            "/catchup 2h (or 45m, 1d): the last two hours (minutes, days)\n"
            "/catchup post: send the summary to the room (if this room's settings allow it)\n"
            "/catchup settings: this room's catch-up settings\n"
            "/catchup status: what is indexed, since when, which summariser\n"
-           "/catchup forget: delete this room's history (asks first)");
+           "/catchup forget: delete this room's history (asks first)\n"
+           "/catchup import-logs: add this room's Pidgin/Finch chat logs to its history (Tools → Plugin Actions "
+           "imports the logs of every room)");
 }
 
 /* "45m", "2h", "1d", "90s" -> seconds; FALSE for anything else. */
@@ -501,6 +524,13 @@ dispatch (PurpleConversation *conv, char **words)
     }
   else if (is_verb (words[0], "forget"))
     ask_forget (conv);
+  else if (is_verb (words[0], "import-logs"))
+    {
+      if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_CHAT)
+        catchup_backfill_room (purple_conversation_get_account (conv), purple_conversation_get_name (conv), conv);
+      else
+        catchup_output_local (conv, _("Chat logs are imported for group chats only."));
+    }
   else
     run_window (conv, words[0], FALSE);
 }
@@ -530,8 +560,9 @@ void
 catchup_commands_start (PurplePlugin *plugin)
 {
   /* TRANSLATORS: HTML; keep "catchup" and its keywords untranslated. */
-  const char *help = _("catchup [N | 2h | 45m | 1d | post | settings | status | forget | help]: "
-                       "a summary of what you missed here, written only for you.");
+  const char *help = _("catchup [N | 2h | 45m | 1d | post | settings | status | forget | import-logs | help]: "
+                       "a summary of what you missed here, written only for you. "
+                       "import-logs adds this room's chat logs to its history.");
 
   catchup_cmd_id = purple_cmd_register ("catchup", "s", PURPLE_CMD_P_PLUGIN,
                                         PURPLE_CMD_FLAG_CHAT | PURPLE_CMD_FLAG_IM | PURPLE_CMD_FLAG_ALLOW_WRONG_ARGS,

@@ -107,6 +107,13 @@ void catchup_commands_stop (void);
 /* Starts a catch-up of conv; automatic ones say nothing when there is nothing to say. */
 void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic);
 
+/* Backfill from the user's chat logs. conv (may be NULL) is where the progress goes; without it, a
+ * notification tells the result. */
+void catchup_backfill_room (PurpleAccount *account, const char *name, PurpleConversation *conv);
+void catchup_backfill_all (void);
+GList *catchup_backfill_actions (PurplePlugin *plugin, gpointer context);
+void catchup_backfill_stop (void);
+
 /* Output into conversations. */
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);
 void catchup_output_result (PurpleConversation *conv, const CatchupResult *result);

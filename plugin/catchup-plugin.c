@@ -117,6 +117,7 @@ plugin_unload (PurplePlugin *plugin)
 {
   g_cancellable_cancel (catchup_plugin.cancellable);
   catchup_commands_stop ();
+  catchup_backfill_stop ();
   catchup_output_stop ();
   catchup_room_settings_stop ();
   /* Last: it records presence in the still open rooms through the writer. */
@@ -135,7 +136,7 @@ static PurplePluginInfo info = {
   PURPLE_PLUGIN_MAGIC, PURPLE_MAJOR_VERSION, PURPLE_MINOR_VERSION,
   PURPLE_PLUGIN_STANDARD, NULL, 0, NULL, PURPLE_PRIORITY_DEFAULT,
   CATCHUP_PLUGIN_ID, NULL, PACKAGE_VERSION, NULL, NULL, NULL, NULL,
-  plugin_load, plugin_unload, NULL, NULL, NULL, &prefs_info, NULL,
+  plugin_load, plugin_unload, NULL, NULL, NULL, &prefs_info, catchup_backfill_actions,
   NULL, NULL, NULL, NULL
 };
 

@@ -439,23 +439,37 @@ catchup_room_settings_dialog (PurpleAccount *account, const char *name, PurpleCo
 
 /* ---------- menus ---------- */
 
-static void
-menu_activated (PurpleBlistNode *node, gpointer data)
+/* The room's name as its conversation will carry it. */
+static char *
+chat_room_name (PurpleChat *chat)
 {
-  PurpleChat *chat = (PurpleChat *) node;
   PurpleAccount *account = purple_chat_get_account (chat);
   PurplePluginProtocolInfo *prpl = NULL;
   PurplePlugin *plugin = purple_find_prpl (purple_account_get_protocol_id (account));
-  g_autofree char *name = NULL;
+  char *name = NULL;
 
   if (plugin != NULL)
     prpl = PURPLE_PLUGIN_PROTOCOL_INFO (plugin);
-  /* The room's name as its conversation will carry it. */
   if (prpl != NULL && prpl->get_chat_name != NULL)
     name = prpl->get_chat_name (purple_chat_get_components (chat));
-  if (name == NULL)
-    name = g_strdup (purple_chat_get_name (chat));
-  catchup_room_settings_dialog (account, name, NULL);
+  return name != NULL ? name : g_strdup (purple_chat_get_name (chat));
+}
+
+static void
+menu_activated (PurpleBlistNode *node, gpointer data)
+{
+  g_autofree char *name = chat_room_name ((PurpleChat *) node);
+
+  catchup_room_settings_dialog (purple_chat_get_account ((PurpleChat *) node), name, NULL);
+}
+
+static void
+import_activated (PurpleBlistNode *node, gpointer data)
+{
+  g_autofree char *name = chat_room_name ((PurpleChat *) node);
+  PurpleAccount *account = purple_chat_get_account ((PurpleChat *) node);
+
+  catchup_backfill_room (account, name, purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, name, account));
 }
 
 static void
@@ -465,6 +479,8 @@ on_blist_menu (PurpleBlistNode *node, GList **menu, gpointer data)
     return;
   *menu = g_list_append (*menu, purple_menu_action_new (_("Catch-up settings…"), PURPLE_CALLBACK (menu_activated),
                                                         NULL, NULL));
+  *menu = g_list_append (*menu, purple_menu_action_new (_("Import chat logs into catch-up"),
+                                                        PURPLE_CALLBACK (import_activated), NULL, NULL));
 }
 
 static void

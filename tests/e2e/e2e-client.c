@@ -21,6 +21,7 @@
 #define UI_ID "catchup-e2e"
 
 GPtrArray *e2e_lines;
+GPtrArray *e2e_notices;
 E2eRequests e2e_requests = { .action = 0 };
 
 /* ---------- the GLib event loop for libpurple ---------- */
@@ -252,12 +253,28 @@ static PurpleRequestUiOps request_ops = {
   .close_request = close_request,
 };
 
+/* ---------- notifications: recorded, closed at once ---------- */
+
+static void *
+notify_message (PurpleNotifyMsgType type, const char *title, const char *primary, const char *secondary)
+{
+  g_ptr_array_add (e2e_notices, g_strdup_printf ("%s\n%s", primary ? primary : "", secondary ? secondary : ""));
+  if (g_getenv ("E2E_VERBOSE"))
+    g_printerr ("[notify] %s: %s\n", primary, secondary);
+  return NULL;
+}
+
+static PurpleNotifyUiOps notify_ops = {
+  .notify_message = notify_message,
+};
+
 /* ---------- setup ---------- */
 
 void
 e2e_client_init (const char *user_dir)
 {
   e2e_lines = g_ptr_array_new_with_free_func (line_free);
+  e2e_notices = g_ptr_array_new_with_free_func (g_free);
   e2e_requests.seen_fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   purple_util_set_user_dir (user_dir);
   purple_debug_set_enabled (g_getenv ("E2E_PURPLE_DEBUG") != NULL);
@@ -265,6 +282,7 @@ e2e_client_init (const char *user_dir)
   purple_eventloop_set_ui_ops (&loop_ops);
   purple_conversations_set_ui_ops (&conv_ops);
   purple_request_set_ui_ops (&request_ops);
+  purple_notify_set_ui_ops (&notify_ops);
   g_assert_true (purple_core_init (UI_ID));
   purple_set_blist (purple_blist_new ());
   purple_blist_load ();
@@ -277,6 +295,7 @@ e2e_client_quit (void)
 {
   purple_core_quit ();
   g_clear_pointer (&e2e_lines, g_ptr_array_unref);
+  g_clear_pointer (&e2e_notices, g_ptr_array_unref);
   g_clear_pointer (&e2e_requests.seen_fields, g_hash_table_unref);
 }
 

@@ -6,6 +6,7 @@
 
 #include <account.h>
 #include <conversation.h>
+#include <notify.h>
 #include <plugin.h>
 #include <request.h>
 
@@ -30,6 +31,7 @@ typedef struct {
 } E2eRequests;
 
 extern GPtrArray *e2e_lines;  /* E2eLine, everything written */
+extern GPtrArray *e2e_notices; /* "primary\nsecondary" of every notification shown */
 extern E2eRequests e2e_requests;
 
 /* Temp user dir, core, buddy list. */

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include <cmds.h>
+#include <log.h>
 #include <prefs.h>
 #include <util.h>
 
@@ -16,6 +17,8 @@
 #include "e2e-client.h"
 
 #define CHANNEL "#catchup"
+/* A room known only from the chat logs. */
+#define ARCHIVE "#archive"
 
 typedef struct {
   char *nick;
@@ -174,22 +177,34 @@ say (const char *nick, const char *text)
 /* ---------- the store, read from its own connection as the command-line tool would ---------- */
 
 static char *
-room_spec (void)
+room_spec_of (const char *room)
 {
   return g_strdup_printf ("prpl-irc/%s/%s", purple_normalize (fx.account, purple_account_get_username (fx.account)),
-                          CHANNEL);
+                          room);
+}
+
+static char *
+room_spec (void)
+{
+  return room_spec_of (CHANNEL);
 }
 
 static GPtrArray *
-stored_messages (void)
+room_messages (const char *name)
 {
   g_autoptr (CatchupStore) store = catchup_store_open (fx.db_path, NULL);
-  g_autofree char *spec = room_spec ();
+  g_autofree char *spec = room_spec_of (name);
   gint64 room = store ? catchup_store_find_room (store, spec, NULL) : 0;
 
   if (room == 0)
     return g_ptr_array_new ();
   return catchup_store_range (store, room, NULL, NULL, 0, NULL);
+}
+
+static GPtrArray *
+stored_messages (void)
+{
+  return room_messages (CHANNEL);
 }
 
 static gboolean
@@ -365,6 +380,164 @@ test_nick_change (void)
   now = catchup_store_current_nick (store, room, "kurt", before->ts, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (now, ==, "kurt_lunch");
+}
+
+/* ---------- backfill from chat logs ---------- */
+
+/* Into the folder libpurple reads the account's logs of room from. */
+static void
+write_log (const char *room, const char *file, const char *text)
+{
+  g_autofree char *dir = purple_log_get_log_dir (PURPLE_LOG_CHAT, room, fx.account);
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+typedef struct {
+  const char *time;
+  const char *speaker;
+  const char *text;
+  guint flags;
+} Expected;
+
+static void
+assert_messages (GPtrArray *msgs, guint first, const Expected *expected, guint n)
+{
+  g_assert_cmpuint (msgs->len, >=, first + n);
+  for (guint i = 0; i < n; i++)
+    {
+      CatchupMessage *m = msgs->pdata[first + i];
+      gint64 ts = 0;
+
+      g_assert_true (catchup_time_parse_iso (expected[i].time, &ts));
+      g_assert_cmpint (m->ts, ==, ts);
+      g_assert_cmpstr (m->speaker, ==, expected[i].speaker);
+      g_assert_cmpstr (m->text, ==, expected[i].text);
+      g_assert_cmpuint (m->flags, ==, expected[i].flags);
+    }
+}
+
+static void
+wait_line (guint from, const char *needle)
+{
+  LineQuery q = { from, needle };
+
+  g_assert_true (e2e_wait (summary_written, &q, 20000));
+}
+
+/* One room from its conversation: the old text log is added, the lines of the live HTML log that libpurple
+ * wrote while this test ran were indexed live already and are not stored again. */
+static void
+test_backfill_room (void)
+{
+  static const Expected expected[] = {
+    { "2026-01-04T08:00:10Z", "mira", "notes from the planning call are in the wiki", 0 },
+    { "2026-01-04T08:03:00Z", "jonas", "thanks, I added the rollout dates\nand the owners", 0 },
+  };
+  g_autoptr (GPtrArray) before = stored_messages ();
+  g_autoptr (GPtrArray) after = NULL;
+  g_autoptr (GPtrArray) again = NULL;
+  guint from;
+
+  write_log (CHANNEL, "2026-01-04.080000+0000UTC.txt",
+             "Conversation with " CHANNEL " at Sun 04 Jan 2026 08:00:00 AM UTC on alice@127.0.0.1 (irc)\n"
+             "(08:00:10) mira: notes from the planning call are in the wiki\n"
+             "(08:01:00) jonas entered the room.\n"
+             "(08:03:00) jonas: thanks, I added the rollout dates\n"
+             "and the owners\n");
+  from = lines_now ();
+  do_command ("catchup import-logs");
+  wait_line (from, "Imported the chat logs of " CHANNEL);
+  after = stored_messages ();
+  g_assert_cmpuint (after->len, ==, before->len + G_N_ELEMENTS (expected));
+  assert_messages (after, 0, expected, G_N_ELEMENTS (expected));
+  fx.n_sent += G_N_ELEMENTS (expected);
+
+  from = lines_now ();
+  do_command ("catchup import-logs");
+  wait_line (from, "0 new messages");
+  again = stored_messages ();
+  g_assert_cmpuint (again->len, ==, after->len);
+}
+
+static gboolean
+notice_after (gpointer data)
+{
+  return e2e_notices->len > GPOINTER_TO_UINT (data);
+}
+
+static const char *
+run_import_action (void)
+{
+  GList *actions = PURPLE_PLUGIN_ACTIONS (fx.plugin, NULL);
+  PurplePluginAction *action;
+  guint n = e2e_notices->len;
+
+  g_assert_nonnull (actions);
+  action = actions->data;
+  action->plugin = fx.plugin;
+  action->callback (action);
+  g_list_free_full (actions, (GDestroyNotify) purple_plugin_action_free);
+  g_assert_true (e2e_wait (notice_after, GUINT_TO_POINTER (n), 20000));
+  return e2e_notices->pdata[n];
+}
+
+/* Every room with logs, from the plugin action: a text and an HTML log of a room never joined. */
+static void
+test_backfill_all (void)
+{
+  static const Expected expected[] = {
+    { "2026-01-05T10:00:05Z", "mira", "the old build server is retired on friday", 0 },
+    { "2026-01-05T10:00:40Z", "jonas", "who takes over the nightly jobs?", 0 },
+    { "2026-01-05T10:01:10Z", "mira", "points at the wiki", CATCHUP_MESSAGE_ACTION },
+    { "2026-01-06T09:00:01Z", "kurt", "the <b>disk</b> alarm is back", 0 },
+    { "2026-01-06T09:01:00Z", "alice", "I will look", CATCHUP_MESSAGE_OWN },
+    { "2026-01-06T09:02:00Z", "kurt", "reboots it", CATCHUP_MESSAGE_ACTION },
+    /* Past midnight: the next day. */
+    { "2026-01-07T00:10:00Z", "jonas", "still up?", 0 },
+  };
+  g_autoptr (GPtrArray) live = stored_messages ();
+  g_autoptr (GPtrArray) archive = NULL;
+  g_autoptr (GPtrArray) live_after = NULL;
+  const char *notice;
+
+  write_log (ARCHIVE, "2026-01-05.100000+0000UTC.txt",
+             "Conversation with " ARCHIVE " at Mon 05 Jan 2026 10:00:00 AM UTC on alice@127.0.0.1 (irc)\n"
+             "(10:00:05) mira: the old build server is retired on friday\n"
+             "(10:00:40) jonas: who takes over the nightly jobs?\n"
+             "(10:01:02) The topic for " ARCHIVE " is: builds\n"
+             "(10:01:10) ***mira points at the wiki\n");
+  write_log (ARCHIVE, "2026-01-06.090000+0000UTC.html",
+             "<html><head><meta http-equiv=\"content-type\" content=\"text/html; charset=UTF-8\">"
+             "<title>Conversation with " ARCHIVE "</title></head><body><h3>Conversation with " ARCHIVE
+             "</h3>\n"
+             "<font color=\"#A82F2F\"><font size=\"2\">(09:00:01)</font> <b>kurt:</b></font> the "
+             "&lt;b&gt;disk&lt;/b&gt; alarm is <b>back</b><br/>\n"
+             "<font size=\"2\">(09:00:30)</font><b> jonas left the room (Quit: bye).</b><br/>\n"
+             "<font color=\"#16569E\"><font size=\"2\">(09:01:00)</font> <b>alice:</b></font> I will look<br/>\n"
+             "<font color=\"#062585\"><font size=\"2\">(09:02:00)</font> <b>***kurt</b></font> reboots it<br/>\n"
+             "<font color=\"#A82F2F\"><font size=\"2\">(00:10:00)</font> <b>jonas:</b></font> still up?<br/>\n"
+             "</body></html>\n");
+
+  notice = run_import_action ();
+  g_assert_nonnull (strstr (notice, "Chat logs imported"));
+  archive = room_messages (ARCHIVE);
+  g_assert_cmpuint (archive->len, ==, G_N_ELEMENTS (expected));
+  assert_messages (archive, 0, expected, G_N_ELEMENTS (expected));
+  live_after = stored_messages ();
+  g_assert_cmpuint (live_after->len, ==, live->len);
+
+  /* Twice: nothing new anywhere. */
+  notice = run_import_action ();
+  g_assert_nonnull (strstr (notice, " 0 new messages"));
+  g_clear_pointer (&archive, g_ptr_array_unref);
+  archive = room_messages (ARCHIVE);
+  g_assert_cmpuint (archive->len, ==, G_N_ELEMENTS (expected));
+  g_clear_pointer (&live_after, g_ptr_array_unref);
+  live_after = stored_messages ();
+  g_assert_cmpuint (live_after->len, ==, live->len);
 }
 
 static void
@@ -586,6 +759,8 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/catchup-duration", test_catchup_duration);
   g_test_add_func ("/catchup/e2e-irc/catchup-plain", test_catchup_plain);
   g_test_add_func ("/catchup/e2e-irc/usage", test_usage);
+  g_test_add_func ("/catchup/e2e-irc/backfill-room", test_backfill_room);
+  g_test_add_func ("/catchup/e2e-irc/backfill-all", test_backfill_all);
   g_test_add_func ("/catchup/e2e-irc/post", test_post);
   g_test_add_func ("/catchup/e2e-irc/settings-persist", test_settings_persist);
   g_test_add_func ("/catchup/e2e-irc/close-mid-catchup", test_close_mid_catchup);
