@@ -100,12 +100,28 @@ emit (GString *word, gboolean stem, gboolean drop_stop, GPtrArray *out)
 
 /* Words of text: NFKC + casefold, runs of letters/digits; CJK characters are words of their own (no
  * segmenter is available, and single ideographs are what FTS5's unicode61 would index too). */
+/* Most chat is ASCII: NFKC and casefolding leave it as it is but for case, and they cost more than the rest
+ * of the tokenising together. */
+static char *
+fold (const char *text)
+{
+  g_autofree char *valid = NULL, *norm = NULL;
+
+  text = text ? text : "";
+  for (const char *p = text; *p; p++)
+    if ((guchar) *p >= 0x80)
+      {
+        valid = g_utf8_make_valid (text, -1);
+        norm = g_utf8_normalize (valid, -1, G_NORMALIZE_NFKC);
+        return g_utf8_casefold (norm ? norm : valid, -1);
+      }
+  return g_ascii_strdown (text, -1);
+}
+
 static GPtrArray *
 text_words (const char *text, gboolean stem, gboolean drop_stop)
 {
-  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
-  g_autofree char *norm = g_utf8_normalize (valid, -1, G_NORMALIZE_NFKC);
-  g_autofree char *folded = g_utf8_casefold (norm ? norm : valid, -1);
+  g_autofree char *folded = fold (text);
   g_autoptr (GString) word = g_string_new (NULL);
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
 
