@@ -115,10 +115,14 @@ typedef struct {
 static void
 todo_add (Todo *todo, char *text)
 {
-  if (g_hash_table_add (todo->seen, text))
-    g_ptr_array_add (todo->texts, text);
-  else
-    g_free (text);
+  /* not g_hash_table_add alone: on a repeat it swaps in the new key, which is then freed */
+  if (g_hash_table_contains (todo->seen, text))
+    {
+      g_free (text);
+      return;
+    }
+  g_hash_table_add (todo->seen, text);
+  g_ptr_array_add (todo->texts, text);
 }
 
 static gboolean
