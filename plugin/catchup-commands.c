@@ -152,6 +152,7 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
   g_autofree char *line = NULL;
   g_autofree char *db_path = g_strdup (catchup_writer_get_path (catchup_plugin.writer));
   g_autofree char *count = format_count (preview->count);
+  CatchupLlmConfig *model = catchup_model_config_from_prefs ();
   CatchupOptions opts;
 
   if (preview->since != 0)
@@ -168,7 +169,10 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
   opts.memory.budget = job->settings.budget;
   opts.length = job->settings.length;
   opts.language = job->settings.language;
+  /* the run copies the settings and makes its own client */
+  opts.model = model;
   catchup_engine_run_async (db_path, job->spec, &job->window, &opts, catchup_plugin.cancellable, engine_done, job);
+  catchup_model_config_free (model);
 }
 
 static void

@@ -1,0 +1,153 @@
+#include "config.h"
+
+#include "catchup-plugin-private.h"
+
+#include <debug.h>
+#include <eventloop.h>
+#include <prefs.h>
+
+#include "catchup-embed-cache.h"
+#include "catchup-llm-embed.h"
+
+/*
+ * The language model as the preferences configure it, and the background work it needs: a catch-up with an
+ * embedding model reads stored vectors only, so they are computed here, off the main loop, as history
+ * arrives — from live messages, rejoin playback and imported logs alike, since every pass fills whatever
+ * has no vector yet (a fill that finds nothing to do costs a couple of queries per room).
+ */
+
+/* How often the background fill looks for history without vectors. */
+#define FILL_INTERVAL_S 60
+
+static guint fill_timer;
+static gboolean fill_running;
+
+CatchupLlmConfig *
+catchup_model_config_from_prefs (void)
+{
+  const char *endpoint = purple_prefs_get_string (CATCHUP_PREF_ENDPOINT);
+  const char *key = purple_prefs_get_string (CATCHUP_PREF_API_KEY);
+  CatchupLlmConfig *config;
+
+  if (endpoint == NULL || *endpoint == '\0')
+    return NULL;
+  config = g_new0 (CatchupLlmConfig, 1);
+  catchup_llm_config_init (config);
+  config->base_url = g_strdup (endpoint);
+  config->chat_model = g_strdup (purple_prefs_get_string (CATCHUP_PREF_CHAT_MODEL));
+  config->embed_model = g_strdup (purple_prefs_get_string (CATCHUP_PREF_EMBED_MODEL));
+  /* an empty key field leaves the client to read $CATCHUP_API_KEY */
+  config->api_key = key != NULL && *key != '\0' ? g_strdup (key) : NULL;
+  config->timeout_ms = (guint) CLAMP (purple_prefs_get_int (CATCHUP_PREF_TIMEOUT), 1, 3600) * 1000u;
+  return config;
+}
+
+void
+catchup_model_config_free (CatchupLlmConfig *config)
+{
+  if (config == NULL)
+    return;
+  catchup_llm_config_clear (config);
+  g_free (config);
+}
+
+typedef struct {
+  char *db_path;
+  CatchupLlmConfig *config;
+} FillJob;
+
+static void
+fill_job_free (FillJob *job)
+{
+  g_free (job->db_path);
+  catchup_model_config_free (job->config);
+  g_free (job);
+}
+
+/* In a worker with its own connection: every room, then the vectors of other models go. */
+static gboolean
+fill_all (FillJob *job, GCancellable *cancellable, guint *computed, GError **error)
+{
+  g_autoptr (CatchupStore) store = catchup_store_open (job->db_path, error);
+  g_autoptr (CatchupLlm) llm = store ? catchup_llm_new (job->config, error) : NULL;
+  g_autoptr (CatchupEmbedder) embedder = llm ? catchup_llm_embedder_new (llm, 0, cancellable, error) : NULL;
+  g_autoptr (GPtrArray) rooms = embedder ? catchup_store_list_rooms (store, error) : NULL;
+
+  *computed = 0;
+  if (rooms == NULL)
+    return FALSE;
+  for (guint i = 0; i < rooms->len; i++)
+    {
+      guint n = 0;
+
+      if (!catchup_embed_cache_fill_full (store, ((CatchupRoomInfo *) rooms->pdata[i])->id, embedder, cancellable,
+                                          &n, error))
+        return FALSE;
+      *computed += n;
+    }
+  return catchup_embed_cache_prune (store, embedder->name, NULL, error);
+}
+
+static void
+fill_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  g_autoptr (GError) error = NULL;
+  guint computed = 0;
+
+  if (fill_all (data, cancellable, &computed, &error))
+    g_task_return_int (task, computed);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+static void
+fill_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  gssize computed = g_task_propagate_int (G_TASK (result), &error);
+
+  fill_running = FALSE;
+  if (computed < 0 && !g_error_matches (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    purple_debug_warning ("catchup", "embedding the history failed: %s\n", error->message);
+  else if (computed > 0)
+    purple_debug_info ("catchup", "embedded %" G_GSSIZE_FORMAT " texts of the history\n", computed);
+}
+
+/* One fill at a time: a slow server must not pile up workers. */
+static gboolean
+fill_tick (gpointer data)
+{
+  CatchupLlmConfig *config = catchup_model_config_from_prefs ();
+  g_autoptr (GTask) task = NULL;
+  FillJob *job;
+
+  if (config == NULL || config->embed_model == NULL || *config->embed_model == '\0' || fill_running ||
+      catchup_plugin.writer == NULL)
+    {
+      catchup_model_config_free (config);
+      return G_SOURCE_CONTINUE;
+    }
+  job = g_new0 (FillJob, 1);
+  job->db_path = g_strdup (catchup_writer_get_path (catchup_plugin.writer));
+  job->config = config;
+  fill_running = TRUE;
+  task = g_task_new (NULL, catchup_plugin.cancellable, fill_done, NULL);
+  g_task_set_task_data (task, job, (GDestroyNotify) fill_job_free);
+  g_task_run_in_thread (task, fill_thread);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+catchup_model_start (void)
+{
+  fill_timer = purple_timeout_add_seconds (FILL_INTERVAL_S, fill_tick, NULL);
+}
+
+void
+catchup_model_stop (void)
+{
+  if (fill_timer != 0)
+    purple_timeout_remove (fill_timer);
+  fill_timer = 0;
+}
