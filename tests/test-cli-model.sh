@@ -1,0 +1,118 @@
+#!/bin/sh
+# The command-line tool with a model: import (which stores the room's vectors), embed, memory with the
+# remember-model method, summarize and recall against the deterministic test server on 127.0.0.1, and the
+# "model" member of their JSON; an unreachable endpoint still gives the built-in summary and a notice.
+
+set -u
+
+srcdir=${G_TEST_SRCDIR:-$(dirname "$0")}
+builddir=${G_TEST_BUILDDIR:-$(pwd)/tests}
+tool=${CATCHUP_TOOL:-$builddir/../catchup}
+python=${PYTHON3:-python3}
+data=$srcdir/data
+
+if [ "$python" = no ] || ! command -v "$python" >/dev/null 2>&1; then
+  echo "1..0 # SKIP no python3"
+  exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-cli-model.XXXXXX") || exit 99
+server=
+cleanup () {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+db=$tmp/history.db
+HOME=$tmp/home
+XDG_CONFIG_HOME=$tmp/config
+CATCHUP_DB=
+CATCHUP_DATA_DIR=$srcdir/../data
+LC_ALL=C.UTF-8
+export HOME XDG_CONFIG_HOME CATCHUP_DB CATCHUP_DATA_DIR LC_ALL
+unset CATCHUP_ENDPOINT CATCHUP_MODEL CATCHUP_EMBED_MODEL CATCHUP_API_KEY
+
+"$python" "$srcdir/llm-server.py" --port-file "$tmp/port" --lifetime 300 >/dev/null 2>&1 &
+server=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$tmp/port" ] || { echo "Bail out! the test server did not start"; exit 99; }
+port=$(cat "$tmp/port")
+endpoint=http://127.0.0.1:$port/s/catchup/v1
+
+n=0
+failed=0
+check () {
+  n=$((n + 1))
+  if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; sed 's/^/#   /' "$tmp/err" | head -n 5; fi
+}
+
+# json_check DESCRIPTION PYTHON: the last stdout parsed as `doc`.
+json_check () {
+  "$python" - "$tmp/out" "$2" >"$tmp/err" 2>&1 <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+exec(sys.argv[2])
+PY
+  check $? "$1"
+}
+
+model="--endpoint $endpoint --model test-chat --embed-model embed-16"
+
+"$tool" import --db "$db" --format jsonl $model "$data/cli-room.jsonl" >"$tmp/out" 2>"$tmp/err"
+check $? "import with an embedding model"
+grep -q "texts embedded with embed-16" "$tmp/err"
+check $? "import stores the room's vectors"
+
+"$tool" embed --db "$db" --room stationkit $model >"$tmp/out" 2>"$tmp/err"
+check $? "embed"
+grep -q "^0 texts embedded" "$tmp/out"
+check $? "embed after import has nothing left to do"
+
+"$tool" memory --db "$db" --room stationkit --window s040..s052 --method remember-model $model --json \
+  >"$tmp/out" 2>"$tmp/err"
+check $? "memory --method remember-model"
+json_check "memory JSON reports the model path" '
+m = doc["model"]
+assert doc["method"] == "remember-model", doc["method"]
+assert m["used"] and m["notice"] is None, m
+assert m["chat_calls"] == 1 and m["embed_calls_at_catchup"] == 1, m
+assert m["chunk_embeddings_at_catchup"] == 0, m
+assert doc["memory"], doc'
+
+"$tool" summarize --db "$db" --room stationkit --last 20 $model --json >"$tmp/out" 2>"$tmp/err"
+check $? "summarize with --endpoint"
+json_check "summarize JSON: model summary, calls and tokens" '
+m = doc["model"]
+for k in ("used", "notice", "calls", "tokens_sent", "tokens_received", "chat_calls", "embed_calls_at_catchup"):
+    assert k in m, k
+assert m["used"] and m["chat_calls"] <= 2 and m["tokens_sent"] > 0 and m["tokens_received"] > 0, m
+assert " said: " in doc["summary"]["lines"][0]["text"], doc["summary"]["lines"][0]'
+
+"$tool" summarize --db "$db" --room stationkit --last 20 $model >"$tmp/out" 2>"$tmp/err"
+check $? "summarize, text output"
+grep -Eq "^Model: [0-9]+ calls \([0-9]+ chat, [0-9]+ embedding\), [0-9]+ tokens sent, [0-9]+ received; chunk embeddings computed at catch-up time: 0$" "$tmp/out"
+check $? "one line of model stats"
+
+CATCHUP_ENDPOINT=$endpoint CATCHUP_MODEL=test-chat CATCHUP_EMBED_MODEL=embed-16 \
+  "$tool" recall --db "$db" --room stationkit --query "when is the release" --method remember-model --json \
+  >"$tmp/out" 2>"$tmp/err"
+check $? "recall with the endpoint from the environment"
+json_check "recall embeds only the question" '
+m = doc["model"]
+assert m["used"] and m["embed_calls_at_catchup"] == 1 and m["chat_calls"] == 0, m'
+
+"$tool" summarize --db "$db" --room stationkit --last 20 --endpoint "http://127.0.0.1:1/v1" --model m --timeout 2 \
+  --json >"$tmp/out" 2>"$tmp/err"
+check $? "summarize with a dead endpoint still succeeds"
+json_check "the built-in summary, with one notice line" '
+notice = doc["summary"]["notice"]
+assert notice.startswith("Model not used: ") and notice.endswith("; this is the built-in summary."), notice
+assert not doc["model"]["used"], doc["model"]'
+
+"$tool" memory --db "$db" --room stationkit --window s040..s052 --method remember-model >"$tmp/out" 2>"$tmp/err"
+test $? -eq 2
+check $? "remember-model without a model is a usage error"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
