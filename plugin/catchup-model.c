@@ -21,6 +21,10 @@
 
 static guint fill_timer;
 static gboolean fill_running;
+/* The embedding model's dimension, learnt from the server once per model and endpoint rather than once a
+ * minute: "endpoint model" -> dimension. Main loop only. */
+static char *known_model;
+static guint known_dim;
 
 CatchupLlmConfig *
 catchup_model_config_from_prefs (void)
@@ -54,12 +58,15 @@ catchup_model_config_free (CatchupLlmConfig *config)
 typedef struct {
   char *db_path;
   CatchupLlmConfig *config;
+  char *model_key;
+  guint dim;          /* 0: ask the server; the worker leaves the answer here */
 } FillJob;
 
 static void
 fill_job_free (FillJob *job)
 {
   g_free (job->db_path);
+  g_free (job->model_key);
   catchup_model_config_free (job->config);
   g_free (job);
 }
@@ -70,12 +77,13 @@ fill_all (FillJob *job, GCancellable *cancellable, guint *computed, GError **err
 {
   g_autoptr (CatchupStore) store = catchup_store_open (job->db_path, error);
   g_autoptr (CatchupLlm) llm = store ? catchup_llm_new (job->config, error) : NULL;
-  g_autoptr (CatchupEmbedder) embedder = llm ? catchup_llm_embedder_new (llm, 0, cancellable, error) : NULL;
+  g_autoptr (CatchupEmbedder) embedder = llm ? catchup_llm_embedder_new (llm, job->dim, cancellable, error) : NULL;
   g_autoptr (GPtrArray) rooms = embedder ? catchup_store_list_rooms (store, error) : NULL;
 
   *computed = 0;
   if (rooms == NULL)
     return FALSE;
+  job->dim = embedder->dim;
   for (guint i = 0; i < rooms->len; i++)
     {
       guint n = 0;
@@ -104,9 +112,14 @@ static void
 fill_done (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (GError) error = NULL;
+  FillJob *job = g_task_get_task_data (G_TASK (result));
   gssize computed = g_task_propagate_int (G_TASK (result), &error);
 
   fill_running = FALSE;
+  /* a failure may mean the model changed under its name: ask again next time */
+  g_free (known_model);
+  known_model = computed >= 0 ? g_strdup (job->model_key) : NULL;
+  known_dim = computed >= 0 ? job->dim : 0;
   if (computed < 0 && !g_error_matches (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     purple_debug_warning ("catchup", "embedding the history failed: %s\n", error->message);
@@ -131,6 +144,8 @@ fill_tick (gpointer data)
   job = g_new0 (FillJob, 1);
   job->db_path = g_strdup (catchup_writer_get_path (catchup_plugin.writer));
   job->config = config;
+  job->model_key = g_strconcat (config->base_url, " ", config->embed_model, NULL);
+  job->dim = g_strcmp0 (job->model_key, known_model) == 0 ? known_dim : 0;
   fill_running = TRUE;
   task = g_task_new (NULL, catchup_plugin.cancellable, fill_done, NULL);
   g_task_set_task_data (task, job, (GDestroyNotify) fill_job_free);
@@ -150,4 +165,6 @@ catchup_model_stop (void)
   if (fill_timer != 0)
     purple_timeout_remove (fill_timer);
   fill_timer = 0;
+  g_clear_pointer (&known_model, g_free);
+  known_dim = 0;
 }
