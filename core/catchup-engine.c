@@ -223,6 +223,7 @@ static void
 session_open_embedder (ModelSession *ms, CatchupStore *store)
 {
   const CatchupLlmConfig *config = catchup_llm_get_config (ms->llm);
+  /* the name catchup_llm_embedder_new gives its embedder, "openai:MODEL:DIM", without the dimension */
   g_autofree char *prefix = g_strdup_printf ("openai:%s:", config->embed_model);
   g_autoptr (GError) error = NULL;
   CatchupEmbedder *inner;
