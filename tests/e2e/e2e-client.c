@@ -268,6 +268,29 @@ static PurpleNotifyUiOps notify_ops = {
   .notify_message = notify_message,
 };
 
+/* ---------- sanitizer builds ---------- */
+
+/* LeakSanitizer reads this when the tests are built with --enable-sanitizers. What libpurple, GStreamer and
+ * PulseAudio allocate once while the core starts (prpl and ssl plugin types, media devices, pref callbacks)
+ * and library constructors are never freed by design; the plugin is loaded later, outside these frames, so
+ * its leaks are still reported. */
+const char *__lsan_default_suppressions (void);
+const char *__asan_default_options (void);
+
+const char *
+__lsan_default_suppressions (void)
+{
+  return "leak:purple_core_init\n"
+         "leak:_dl_init\n";
+}
+
+/* The suppressions match whole stacks: the fast unwinder stops at libpurple, built without frame pointers. */
+const char *
+__asan_default_options (void)
+{
+  return "fast_unwind_on_malloc=0";
+}
+
 /* ---------- setup ---------- */
 
 void

@@ -82,8 +82,9 @@ start_prosody (void)
 {
   g_autofree char *config = NULL;
   g_autofree char *exe = g_find_program_in_path ("prosody");
+  g_autofree char *ctl = g_find_program_in_path ("prosodyctl");
 
-  if (exe == NULL || !g_find_program_in_path ("prosodyctl"))
+  if (exe == NULL || ctl == NULL)
     return FALSE;
   fx.port = e2e_free_port ();
   config = prosody_config ();
