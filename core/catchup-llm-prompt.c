@@ -10,10 +10,6 @@
 #include "catchup-message.h"
 #include "catchup-text.h"
 
-/* What a BPE tokenizer makes of a turn's JSON frame, id and ISO time: about 28 tokens. The library's counter
- * would count each quote and colon apart and nearly double it, splitting windows that fit. */
-#define TURN_FRAME_TOKENS 28
-
 static char *
 read_template (const char *path, gboolean *found, GError **error)
 {
@@ -126,26 +122,64 @@ cut_text (const char *text, guint max_tokens)
   return g_strdup_printf ("%.*s […%s]", (int) (end - text), text, _("message cut: too long for the model"));
 }
 
-static char *
-turn_json (const CatchupMessage *m, guint max_turn_tokens)
+/* Appends c so that it cannot end the line or pass for part of the frame: a line break inside a message
+ * would let the rest of it pose as a turn, an end marker or an instruction of its own. stops: the ASCII
+ * characters that end this field of the frame, escaped with a backslash. */
+static void
+append_escaped_char (GString *out, gunichar c, const char *stops)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonNode) root = NULL;
-  g_autofree char *time = catchup_time_format_iso (m->ts);
-  g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
+  static const char *const named[] = { ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t", ['\\'] = "\\\\" };
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "id");
-  json_builder_add_string_value (b, m->id ? m->id : "");
-  json_builder_set_member_name (b, "speaker");
-  json_builder_add_string_value (b, m->speaker ? m->speaker : "");
-  json_builder_set_member_name (b, "time");
-  json_builder_add_string_value (b, time ? time : "");
-  json_builder_set_member_name (b, "text");
-  json_builder_add_string_value (b, text);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  return json_to_string (root, FALSE);
+  if (c < G_N_ELEMENTS (named) && named[c] != NULL)
+    g_string_append (out, named[c]);
+  /* Cc, and the line and paragraph separators (Zl, Zp) that some tokenizers treat as line breaks */
+  else if (g_unichar_iscntrl (c) || g_unichar_type (c) == G_UNICODE_LINE_SEPARATOR ||
+           g_unichar_type (c) == G_UNICODE_PARAGRAPH_SEPARATOR)
+    g_string_append_printf (out, "\\u%04X", c);
+  else if (c < 0x80 && c != 0 && strchr (stops, (int) c) != NULL)
+    g_string_append_printf (out, "\\%c", (char) c);
+  else
+    g_string_append_unichar (out, c);
+}
+
+static void
+append_escaped (GString *out, const char *text, const char *stops)
+{
+  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+
+  for (const char *p = valid; *p; p = g_utf8_next_char (p))
+    append_escaped_char (out, g_utf8_get_char (p), stops);
+}
+
+/* A turn's time as the prompt gives it, e.g. "Fri 08:50" (UTC): short, and the very form the summary check
+ * looks for when a line cites a time. The weekday is English whatever the locale: it is part of the data
+ * format, not a message to the user. */
+static char *
+turn_time (gint64 ts)
+{
+  static const char *const days[] = { "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun" };
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (ts);
+
+  if (dt == NULL)
+    return g_strdup ("? ?");
+  return g_strdup_printf ("%s %02d:%02d", days[g_date_time_get_day_of_week (dt) - 1], g_date_time_get_hour (dt),
+                          g_date_time_get_minute (dt));
+}
+
+/* "[s0345 Fri 08:50] maren: text": the id ends at the first space, so spaces and ']' in it are escaped; the
+ * speaker ends at the first ':', so colons in it are escaped; the text runs to the end of the line. */
+static void
+append_turn (GString *out, const CatchupMessage *m, const char *text)
+{
+  g_autofree char *time = turn_time (m->ts);
+
+  g_string_append_c (out, '[');
+  append_escaped (out, m->id, " ]");
+  g_string_append_printf (out, " %s] ", time);
+  append_escaped (out, m->speaker, ":");
+  g_string_append (out, ": ");
+  append_escaped (out, text, "");
+  g_string_append_c (out, '\n');
 }
 
 char *
@@ -156,9 +190,10 @@ catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const cha
   g_string_append_printf (out, "<<<BEGIN %s DATA %s>>>\n", label, nonce);
   for (guint i = 0; messages != NULL && i < messages->len; i++)
     {
-      g_autofree char *line = turn_json (g_ptr_array_index (messages, i), max_turn_tokens);
+      const CatchupMessage *m = g_ptr_array_index (messages, i);
+      g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
 
-      g_string_append_printf (out, "%s\n", line);
+      append_turn (out, m, text);
     }
   g_string_append_printf (out, "<<<END %s DATA %s>>>", label, nonce);
   return g_string_free (out, FALSE);
@@ -168,8 +203,11 @@ guint
 catchup_llm_prompt_turn_cost (gconstpointer message)
 {
   const CatchupMessage *m = message;
+  g_autoptr (GString) line = g_string_new (NULL);
 
-  return catchup_text_count_turn (m->speaker ? m->speaker : "", m->text ? m->text : "") + TURN_FRAME_TOKENS;
+  /* the line itself, counted as the client counts the prompt it sends: no estimate to drift from the frame */
+  append_turn (line, m, m->text ? m->text : "");
+  return catchup_text_count_tokens (line->str);
 }
 
 guint

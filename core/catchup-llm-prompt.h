@@ -6,8 +6,9 @@ G_BEGIN_DECLS
 
 /*
  * Prompt templates and the quoting of chat text for models. Chat text is untrusted input: every turn goes
- * into a data block as one JSON object a line ({"id", "speaker", "time", "text"}), fenced by markers that
- * carry a random nonce, so a message can neither close its string nor forge the end of the block.
+ * into a data block as one line, "[id Fri 08:50] speaker: text" (time in UTC), with line breaks, control
+ * characters and backslashes in it escaped, fenced by marker lines that carry a random nonce. So a message
+ * can never start a line of its own, pose as another turn or forge the end of the block.
  */
 
 /* Override for tests and uninstalled runs: prompts are read from $CATCHUP_DATA_DIR/prompts. */
@@ -27,13 +28,16 @@ char *catchup_llm_prompt_fill (const char *template_text, ...) G_GNUC_NULL_TERMI
 char *catchup_llm_prompt_nonce (void);
 
 /* messages (CatchupMessage) as a data block labelled label ("WINDOW", "MEMORY"):
- *   <<<BEGIN WINDOW DATA nonce>>> ... one JSON object a line ... <<<END WINDOW DATA nonce>>>
+ *   <<<BEGIN WINDOW DATA nonce>>>
+ *   [s0345 Fri 08:50] maren: text, with \n \r \t \\ and \uXXXX escapes
+ *   <<<END WINDOW DATA nonce>>>
+ * In the id, a space or ']' is escaped with a backslash; in the speaker, a ':'.
  * A turn longer than max_turn_tokens (0: no limit) is cut, visibly, with a marker inside its text. */
 char *catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce,
                                      guint max_turn_tokens);
 
-/* Tokens one turn costs inside a data block (its text by the library's counter plus the JSON frame), and the
- * sum over messages (NULL: 0). */
+/* Tokens one turn's line costs inside a data block, frame included, by the library's counter (the one the
+ * client counts the prompts it sends with), and the sum over messages (NULL: 0). */
 guint catchup_llm_prompt_turn_cost (gconstpointer message);
 guint catchup_llm_prompt_messages_cost (GPtrArray *messages);
 

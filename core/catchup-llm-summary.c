@@ -366,7 +366,6 @@ length_text (CatchupLength length)
 typedef struct {
   const char *template_text;
   const char *memory_block;
-  GPtrArray *memory;
   const char *nonce;
   const char *length;
   const char *language;
@@ -374,26 +373,35 @@ typedef struct {
 } PromptParts;
 
 static char *
+part_text (guint index, guint count)
+{
+  if (count <= 1)
+    return g_strdup ("");
+  return g_strdup_printf ("(this is part %u of %u of the window; the other parts are summarised separately, so "
+                          "cover only this part)", index + 1, count);
+}
+
+static char *
 segment_prompt (const PromptParts *p, GPtrArray *segment, guint index, guint count)
 {
   g_autofree char *block = catchup_llm_prompt_data_block ("WINDOW", segment, p->nonce, p->budget);
-  g_autofree char *part = count > 1 ? g_strdup_printf ("(this is part %u of %u of the window; the other parts are "
-                                                       "summarised separately, so cover only this part)",
-                                                       index + 1, count)
-                                    : g_strdup ("");
+  g_autofree char *part = part_text (index, count);
 
   return catchup_llm_prompt_fill (p->template_text, "part", part, "length", p->length, "language", p->language,
                                   "memory", p->memory_block, "window", block, NULL);
 }
 
-/* Tokens left for window turns once the template, the memory and the reply have their share. */
+/* Tokens left for window turns once the template, the memory (framed as it is sent), the note on a segmented
+ * window and the reply have their share: the rest of the context is the window's, so a window that fits is
+ * never split. */
 static guint
 window_budget (CatchupLlm *llm, const PromptParts *p)
 {
   const CatchupLlmConfig *c = catchup_llm_get_config (llm);
+  g_autofree char *part = part_text (99, 100);
   gint64 left = (gint64) c->context_tokens - catchup_text_count_tokens (p->template_text)
-                - catchup_llm_prompt_messages_cost (p->memory) - catchup_text_count_tokens (system_prompt)
-                - (gint64) c->max_reply_tokens;
+                - catchup_text_count_tokens (p->memory_block) - catchup_text_count_tokens (part)
+                - catchup_text_count_tokens (system_prompt) - (gint64) c->max_reply_tokens;
 
   return (guint) MAX (left, 128);
 }
@@ -416,7 +424,7 @@ catchup_llm_summarize (CatchupLlm *llm, GPtrArray *window, CatchupMemory *mem, C
   if (template_text == NULL)
     return NULL;
   memory_block = catchup_llm_prompt_data_block ("MEMORY", mem ? mem->turns : NULL, nonce, 0);
-  parts = (PromptParts) { template_text, memory_block, mem ? mem->turns : NULL, nonce, length_text (length),
+  parts = (PromptParts) { template_text, memory_block, nonce, length_text (length),
                           language ? language : "the language most of the window's messages are written in", 0 };
   parts.budget = window_budget (llm, &parts);
   segments = catchup_llm_prompt_segments (window, parts.budget);
