@@ -270,6 +270,43 @@ test_auto_catchup_threshold (void)
   g_assert_cmpuint (count_catchups (from), ==, 0);
 }
 
+static gboolean
+alice_sees (gpointer data)
+{
+  return fx.alice_conv != NULL && purple_conv_chat_find_user (PURPLE_CONV_CHAT (fx.alice_conv), data);
+}
+
+/* A MUC nick change reaches alice as a rename of the occupant: recorded, so "bob" still leads to him. */
+static void
+test_nick_change (void)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cmd_error = NULL;
+  g_autofree char *now = NULL;
+  gint64 since = g_get_real_time () / G_USEC_PER_SEC - 1;
+  CatchupMessage *last;
+  gint64 room;
+
+  g_assert_cmpint (purple_cmd_do_command (fx.bob_conv, "nick bobby", "nick bobby", &cmd_error), ==,
+                   PURPLE_CMD_STATUS_OK);
+  g_assert_true (e2e_wait (alice_sees, (gpointer) "bobby", 10000));
+  bob_says ("renamed: the deploy moved to 11:00");
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_said), 10000));
+  msgs = stored_messages ();
+  last = msgs->pdata[msgs->len - 1];
+  g_assert_cmpstr (last->speaker, ==, "bobby");
+
+  store = catchup_store_open (fx.db_path, &error);
+  g_assert_no_error (error);
+  room = catchup_store_find_room (store, "prpl-jabber/alice@localhost/" ROOM, &error);
+  g_assert_no_error (error);
+  now = catchup_store_current_nick (store, room, "bob", since, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (now, ==, "bobby");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -303,6 +340,8 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-xmpp/playback-no-duplicates", test_playback_no_duplicates);
   g_test_add_func ("/catchup/e2e-xmpp/auto-catchup-once", test_auto_catchup_once);
   g_test_add_func ("/catchup/e2e-xmpp/auto-catchup-threshold", test_auto_catchup_threshold);
+  /* Last: bob is "bobby" from here on. */
+  g_test_add_func ("/catchup/e2e-xmpp/nick-change", test_nick_change);
   rc = g_test_run ();
 
   e2e_client_quit ();
