@@ -192,13 +192,15 @@ detect_segment (CatchupLlm *llm, const char *template_text, GPtrArray *segment, 
   return reply ? catchup_llm_gaps_parse (reply, segment, max_gaps, error) : NULL;
 }
 
-/* Tokens left for window turns once the template and the reply have their share of the context. */
+/* Tokens left for window turns once the template, the block's marker lines and the reply have their share of
+ * the context: the rest is the window's, so a window that fits goes in one call. */
 static guint
 window_budget (CatchupLlm *llm, const char *template_text)
 {
   const CatchupLlmConfig *c = catchup_llm_get_config (llm);
   gint64 left = (gint64) c->context_tokens - catchup_text_count_tokens (template_text)
-                - catchup_text_count_tokens (system_prompt) - (gint64) c->max_reply_tokens;
+                - catchup_llm_prompt_block_cost ("WINDOW") - catchup_text_count_tokens (system_prompt)
+                - (gint64) c->max_reply_tokens;
 
   return (guint) MAX (left, 128);
 }

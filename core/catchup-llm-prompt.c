@@ -220,6 +220,15 @@ catchup_llm_prompt_messages_cost (GPtrArray *messages)
   return cost;
 }
 
+guint
+catchup_llm_prompt_block_cost (const char *label)
+{
+  g_autofree char *nonce = catchup_llm_prompt_nonce ();
+  g_autofree char *block = catchup_llm_prompt_data_block (label, NULL, nonce, 0);
+
+  return catchup_text_count_tokens (block);
+}
+
 GPtrArray *
 catchup_llm_prompt_segments (GPtrArray *messages, guint budget)
 {

@@ -41,6 +41,9 @@ char *catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, con
 guint catchup_llm_prompt_turn_cost (gconstpointer message);
 guint catchup_llm_prompt_messages_cost (GPtrArray *messages);
 
+/* Tokens a data block labelled label costs with no turn in it: its two marker lines. */
+guint catchup_llm_prompt_block_cost (const char *label);
+
 /* Splits messages into consecutive runs that cost at most budget tokens each (a run holds at least one
  * turn). Returns a GPtrArray of GPtrArray views: the messages themselves are not copied. */
 GPtrArray *catchup_llm_prompt_segments (GPtrArray *messages, guint budget);

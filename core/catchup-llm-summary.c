@@ -401,6 +401,7 @@ window_budget (CatchupLlm *llm, const PromptParts *p)
   g_autofree char *part = part_text (99, 100);
   gint64 left = (gint64) c->context_tokens - catchup_text_count_tokens (p->template_text)
                 - catchup_text_count_tokens (p->memory_block) - catchup_text_count_tokens (part)
+                - catchup_llm_prompt_block_cost ("WINDOW")
                 - catchup_text_count_tokens (system_prompt) - (gint64) c->max_reply_tokens;
 
   return (guint) MAX (left, 128);

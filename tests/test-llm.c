@@ -1041,6 +1041,10 @@ test_segments (void)
           cost += catchup_llm_prompt_turn_cost (g_ptr_array_index (segment, i));
         }
       g_assert_cmpuint (cost, <=, 100);
+      /* and full: a segment ends only where the next turn would not fit */
+      if (s + 1 < segments->len)
+        g_assert_cmpuint (cost + catchup_llm_prompt_turn_cost (g_ptr_array_index (window, total + segment->len)), >,
+                          100);
       total += segment->len;
     }
   g_assert_cmpuint (total, ==, window->len);
