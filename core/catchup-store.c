@@ -198,7 +198,13 @@ migrate_to_v3 (CatchupStore *store, GError **error)
 }
 
 /* migrations[i] takes a database from version i to i + 1. */
-static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3 };
+static gboolean
+migrate_to_v4 (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V4, error);
+}
+
+static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean
@@ -843,25 +849,80 @@ catchup_store_count (CatchupStore *store, gint64 room, GError **error)
   return query_int64 (store, stmt, &n, &found, error) ? n : -1;
 }
 
+/* Whether any of the message's retrieval terms is one of the query's. */
+static gboolean
+shares_term (const CatchupMessage *m, GHashTable *wanted)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (m->text, TRUE);
+
+  for (guint i = 0; i < terms->len; i++)
+    if (g_hash_table_contains (wanted, terms->pdata[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds the messages of one chunk (its `rows` blob) that share a term with the query and are not in yet. */
+static gboolean
+add_chunk_hits (CatchupStore *store, const void *blob, int bytes, GHashTable *wanted, GHashTable *seen,
+                GPtrArray *out, guint limit, GError **error)
+{
+  for (int off = 0; off + (int) sizeof (gint64) <= bytes && (limit == 0 || out->len < limit); off += sizeof (gint64))
+    {
+      gint64 row;
+      g_autoptr (CatchupMessage) m = NULL;
+
+      memcpy (&row, (const char *) blob + off, sizeof row);
+      row = GINT64_FROM_LE (row);
+      if (g_hash_table_contains (seen, &row))
+        continue;
+      if ((m = catchup_store_get_message_by_row (store, row, error)) == NULL)
+        return FALSE;
+      g_hash_table_add (seen, g_memdup2 (&row, sizeof row));
+      if (shares_term (m, wanted))
+        g_ptr_array_add (out, g_steal_pointer (&m));
+    }
+  return TRUE;
+}
+
 GPtrArray *
 catchup_store_search (CatchupStore *store, gint64 room, const char *text, guint limit, GError **error)
 {
   g_autofree char *query = catchup_text_fts_query (text ? text : "", SEARCH_MAX_TERMS);
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text ? text : "", TRUE);
+  g_autoptr (GHashTable) wanted = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   g_autoptr (CatchupStmtRef) stmt = NULL;
+  int rc = SQLITE_DONE;
 
   if (query == NULL)
-    return g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+    return g_steal_pointer (&out);
+  for (guint i = 0; i < terms->len; i++)
+    g_hash_table_add (wanted, terms->pdata[i]);
+  /* the best chunks first, then their messages that hold a query term, in order */
   stmt = catchup_store_prepare (store,
-                                "SELECT m.row, m.uid, m.ts, m.speaker, m.alias, m.body, m.flags"
-                                " FROM messages_fts f JOIN messages m ON m.row = f.rowid"
-                                " WHERE messages_fts MATCH ?1 AND m.room = ?2 ORDER BY f.rank LIMIT ?3",
+                                "SELECT c.rows FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
+                                " WHERE chunks_fts MATCH ?1 AND c.room = ?2 ORDER BY bm25 (chunks_fts)",
                                 error);
   if (stmt == NULL)
     return NULL;
   bind_text (stmt, 1, query);
   sqlite3_bind_int64 (stmt, 2, room);
-  sqlite3_bind_int64 (stmt, 3, limit ? (gint64) limit : -1);
-  return collect_messages (store, stmt, error);
+  while ((limit == 0 || out->len < limit) && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      g_autoptr (GBytes) rows = g_bytes_new (sqlite3_column_blob (stmt, 0), sqlite3_column_bytes (stmt, 0));
+      gsize bytes;
+      const void *data = g_bytes_get_data (rows, &bytes);
+
+      if (!add_chunk_hits (store, data, (int) bytes, wanted, seen, out, limit, error))
+        return NULL;
+    }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, "search");
+      return NULL;
+    }
+  return g_steal_pointer (&out);
 }
 
 /* ---------- settings, nicks, events ---------- */

@@ -214,7 +214,7 @@ catchup_text_count_turn (const char *speaker, const char *text)
 char *
 catchup_text_fts_query (const char *text, guint max_terms)
 {
-  g_autoptr (GPtrArray) words = text_words (text, FALSE, TRUE);
+  g_autoptr (GPtrArray) words = text_words (text, TRUE, TRUE);
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GString) q = g_string_new (NULL);
   guint n = 0;

@@ -19,8 +19,9 @@ gboolean catchup_text_is_stop_word (const char *casefolded_word);
 guint catchup_text_count_tokens (const char *text);
 /* tokens of "speaker: text" */
 guint catchup_text_count_turn (const char *speaker, const char *text);
-/* An FTS5 MATCH expression OR-ing the terms of text, each quoted; NULL when text has no terms. Safe for any
- * text: quotes, operators, parentheses, '*', '^', emoji, CJK, huge lines. At most max_terms distinct terms. */
+/* An FTS5 MATCH expression OR-ing the retrieval terms of text (stemmed, as the chunk index holds them), each
+ * quoted; NULL when text has no terms. Safe for any text: quotes, operators, parentheses, '*', '^', emoji, CJK,
+ * huge lines. At most max_terms distinct terms. */
 char *catchup_text_fts_query (const char *text, guint max_terms);
 
 G_END_DECLS
