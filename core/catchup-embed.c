@@ -28,27 +28,35 @@ add_feature (float *v, const char *feat, gsize len, float w)
 static void
 add_trigrams (float *v, const char *term)
 {
-  g_autofree char *padded = g_strdup_printf ("^%s$", term);
-  glong n = g_utf8_strlen (padded, -1);
-  const char *p = padded;
+  char buf[64];
+  gsize len = strlen (term);
+  const char *p;
 
-  for (glong i = 0; i + 3 <= n; i++, p = g_utf8_next_char (p))
+  /* "^term$" with a tag byte in front of every trigram: trigram "cat" stays apart from the word "cat" */
+  if (len + 2 > sizeof buf)
+    return;
+  buf[0] = '^';
+  memcpy (buf + 1, term, len);
+  buf[len + 1] = '$';
+  buf[len + 2] = '\0';
+  for (p = buf; *p; p = g_utf8_next_char (p))
     {
-      const char *e = g_utf8_offset_to_pointer (p, 3);
-      char buf[32];
-      gsize len = MIN ((gsize) (e - p), sizeof buf - 2);
+      const char *e = p;
+      char tri[1 + 3 * 6];
 
-      /* a tag byte keeps trigram "cat" apart from the word "cat" */
-      buf[0] = '\x01';
-      memcpy (buf + 1, p, len);
-      add_feature (v, buf, len + 1, TRIGRAM_WEIGHT);
+      for (int k = 0; k < 3 && *e; k++)
+        e = g_utf8_next_char (e);
+      if (g_utf8_pointer_to_offset (p, e) < 3)
+        break;
+      tri[0] = '\x01';
+      memcpy (tri + 1, p, e - p);
+      add_feature (v, tri, 1 + (e - p), TRIGRAM_WEIGHT);
     }
 }
 
 void
-catchup_embed_hashed (const char *text, float *out)
+catchup_embed_hashed_terms (GPtrArray *terms, float *out)
 {
-  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   double norm = 0;
 
@@ -69,6 +77,14 @@ catchup_embed_hashed (const char *text, float *out)
   if (norm > 0)
     for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
       out[d] = (float) (out[d] / sqrt (norm));
+}
+
+void
+catchup_embed_hashed (const char *text, float *out)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+
+  catchup_embed_hashed_terms (terms, out);
 }
 
 float

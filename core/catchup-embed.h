@@ -32,6 +32,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupEmbedder, catchup_embedder_free)
 
 /* The default embedder, without the vtable: out gets CATCHUP_EMBED_DIM floats. */
 void catchup_embed_hashed (const char *text, float *out);
+/* The same from terms already cut by catchup_text_terms (text, TRUE). */
+void catchup_embed_hashed_terms (GPtrArray *terms, float *out);
 float catchup_vec_dot (const float *a, const float *b, guint dim);
 /* int8 quantisation for storage (scale 127 over a unit vector). */
 void catchup_vec_quantize (const float *v, gint8 *out, guint dim);

@@ -122,6 +122,7 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   g_autoptr (GPtrArray) part = g_ptr_array_new ();
   g_autofree gint64 *rows = g_new (gint64, n);
   g_autofree char *text = NULL, *terms = NULL;
+  g_autoptr (GPtrArray) all_terms = NULL;
   float vec[CATCHUP_EMBED_DIM];
   gint8 q[CATCHUP_EMBED_DIM];
   guint8 hash[CATCHUP_TEXT_HASH_LEN];
@@ -137,8 +138,10 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
       rows[i] = GINT64_TO_LE (m->row);
     }
   text = catchup_index_chunk_text (part);
-  terms = catchup_text_terms_joined (text, TRUE);
-  catchup_embed_hashed (text, vec);
+  /* one tokenising serves the FTS5 row and the vector */
+  all_terms = catchup_text_terms (text, TRUE);
+  terms = catchup_text_join (all_terms);
+  catchup_embed_hashed_terms (all_terms, vec);
   catchup_vec_quantize (vec, q, CATCHUP_EMBED_DIM);
   catchup_embed_text_hash (text, hash);
   st = catchup_store_prepare (store,

@@ -151,12 +151,21 @@ catchup_text_terms (const char *text, gboolean drop_stop)
 }
 
 char *
+catchup_text_join (GPtrArray *terms)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < terms->len; i++)
+    g_string_append_printf (s, "%s%s", i ? " " : "", (const char *) terms->pdata[i]);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+char *
 catchup_text_terms_joined (const char *text, gboolean drop_stop)
 {
   g_autoptr (GPtrArray) terms = catchup_text_terms (text, drop_stop);
 
-  g_ptr_array_add (terms, NULL);
-  return g_strjoinv (" ", (char **) terms->pdata);
+  return catchup_text_join (terms);
 }
 
 /* The reference counter's notion of a word character (Python's \w): letters, numbers, underscore. */

@@ -14,6 +14,7 @@ G_BEGIN_DECLS
 GPtrArray *catchup_text_terms (const char *text, gboolean drop_stop);
 /* The same terms joined by spaces (what goes into an FTS5 column). */
 char *catchup_text_terms_joined (const char *text, gboolean drop_stop);
+char *catchup_text_join (GPtrArray *terms);
 gboolean catchup_text_is_stop_word (const char *casefolded_word);
 /* Words and punctuation marks, as a BPE tokenizer would roughly count them ("speaker: text" style). */
 guint catchup_text_count_tokens (const char *text);
