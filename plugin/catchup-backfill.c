@@ -88,36 +88,27 @@ year_of (const char *text)
   return y < 100 ? 2000 + y : y;
 }
 
-/* A date as the logger wrote it with %x: ISO, US (M/D/Y, also the C locale's) or European (D.M.Y). */
+/* A date as the logger wrote it with %x: ISO (Y-M-D), US and the C locale's (M/D/Y) or European (D.M.Y); the
+ * stamp pattern has three groups for each, in that order. */
 static gboolean
 match_date (GMatchInfo *m, int *y, int *mo, int *d)
 {
-  g_autofree char *iso = g_match_info_fetch (m, 1);
-  g_autofree char *us = g_match_info_fetch (m, 4);
-  g_autofree char *eu = g_match_info_fetch (m, 7);
-  int first = 1;
+  static const struct { int year, month, day; } orders[] = { { 1, 2, 3 }, { 6, 4, 5 }, { 9, 8, 7 } };
 
-  if (iso != NULL && *iso != '\0')
-    first = 1;
-  else if (us != NULL && *us != '\0')
-    first = 4;
-  else if (eu != NULL && *eu != '\0')
-    first = 7;
-  else
-    return FALSE;
-  {
-    g_autofree char *a = g_match_info_fetch (m, first);
-    g_autofree char *b = g_match_info_fetch (m, first + 1);
-    g_autofree char *c = g_match_info_fetch (m, first + 2);
+  for (guint i = 0; i < G_N_ELEMENTS (orders); i++)
+    {
+      g_autofree char *year = g_match_info_fetch (m, orders[i].year);
+      g_autofree char *month = g_match_info_fetch (m, orders[i].month);
+      g_autofree char *day = g_match_info_fetch (m, orders[i].day);
 
-    if (first == 1)
-      *y = atoi (a), *mo = atoi (b), *d = atoi (c);
-    else if (first == 4)
-      *mo = atoi (a), *d = atoi (b), *y = year_of (c);
-    else
-      *d = atoi (a), *mo = atoi (b), *y = year_of (c);
-  }
-  return TRUE;
+      if (year == NULL || *year == '\0')
+        continue;
+      *y = year_of (year);
+      *mo = atoi (month);
+      *d = atoi (day);
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* A line's "(HH:MM:SS)" or "(date HH:MM:SS)" as seconds. Lines with a bare time are in writing order, give or
@@ -126,6 +117,7 @@ static gboolean
 parse_stamp (Clock *clock, const char *stamp, gint64 *ts)
 {
   g_autoptr (GMatchInfo) m = NULL;
+  g_autoptr (GDateTime) ref_utc = NULL;
   g_autoptr (GDateTime) ref = NULL;
   g_autoptr (GDateTime) when = NULL;
   g_autofree char *hs = NULL, *ms = NULL, *ss = NULL, *ampm = NULL;
@@ -141,8 +133,8 @@ parse_stamp (Clock *clock, const char *stamp, gint64 *ts)
   h = atoi (hs);
   if (ampm != NULL && *ampm != '\0')
     h = h % 12 + (g_ascii_tolower (*ampm) == 'p' ? 12 : 0);
-  ref = g_date_time_new_from_unix_utc (clock->reference);
-  ref = ref ? g_date_time_to_timezone (ref, clock->zone) : NULL;
+  ref_utc = g_date_time_new_from_unix_utc (clock->reference);
+  ref = ref_utc ? g_date_time_to_timezone (ref_utc, clock->zone) : NULL;
   if (ref == NULL)
     return FALSE;
   dated = match_date (m, &y, &mo, &d);
@@ -269,7 +261,7 @@ parse_log (const char *text, gboolean html, gint64 start, GTimeZone *zone)
     {
       g_autoptr (GMatchInfo) m = NULL;
       g_autofree char *stamp = NULL, *rest = NULL;
-      gint64 ts;
+      gint64 ts = 0;
 
       /* Text logs come back escaped and linkified; stripping turns newlines into spaces, so line by line. */
       if (!html)

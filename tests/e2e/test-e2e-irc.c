@@ -489,6 +489,8 @@ static void
 test_backfill_all (void)
 {
   static const Expected expected[] = {
+    /* History playback: the logger writes the date (%x, here the C locale's) of old lines. */
+    { "2026-01-04T23:58:00Z", "jonas", "playback from the night before", 0 },
     { "2026-01-05T10:00:05Z", "mira", "the old build server is retired on friday", 0 },
     { "2026-01-05T10:00:40Z", "jonas", "who takes over the nightly jobs?", 0 },
     { "2026-01-05T10:01:10Z", "mira", "points at the wiki", CATCHUP_MESSAGE_ACTION },
@@ -505,6 +507,7 @@ test_backfill_all (void)
 
   write_log (ARCHIVE, "2026-01-05.100000+0000UTC.txt",
              "Conversation with " ARCHIVE " at Mon 05 Jan 2026 10:00:00 AM UTC on alice@127.0.0.1 (irc)\n"
+             "(01/04/26 23:58:00) jonas: playback from the night before\n"
              "(10:00:05) mira: the old build server is retired on friday\n"
              "(10:00:40) jonas: who takes over the nightly jobs?\n"
              "(10:01:02) The topic for " ARCHIVE " is: builds\n"
