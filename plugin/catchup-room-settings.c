@@ -490,12 +490,20 @@ conv_menu_activated (PurpleConversation *conv, gpointer data)
 }
 
 static void
+conv_import_activated (PurpleConversation *conv, gpointer data)
+{
+  catchup_backfill_room (purple_conversation_get_account (conv), purple_conversation_get_name (conv), conv);
+}
+
+static void
 on_conv_menu (PurpleConversation *conv, GList **menu, gpointer data)
 {
   if (purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
     return;
   *menu = g_list_append (*menu, purple_menu_action_new (_("Catch-up settings…"),
                                                         PURPLE_CALLBACK (conv_menu_activated), NULL, NULL));
+  *menu = g_list_append (*menu, purple_menu_action_new (_("Import chat logs into catch-up"),
+                                                        PURPLE_CALLBACK (conv_import_activated), NULL, NULL));
 }
 
 void
