@@ -4,6 +4,7 @@
 
 #include "catchup.h"
 #include "catchup-store-private.h"
+#include "test-util.h"
 
 /* ---------- catchup_chunk_spans ---------- */
 
@@ -242,13 +243,7 @@ typedef struct {
 static void
 db_open (Db *db)
 {
-  g_autoptr (GError) error = NULL;
-
-  db->store = catchup_store_open (":memory:", &error);
-  g_assert_no_error (error);
-  db->room = catchup_store_ensure_room (db->store, "prpl-irc", "me@irc.example", "#ops", &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (db->room, >, 0);
+  db->store = test_store_with_room (":memory:", "prpl-irc", "me@irc.example", "#ops", &db->room);
 }
 
 static void

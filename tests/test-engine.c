@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "catchup.h"
+#include "test-util.h"
 
 #define N_MESSAGES 60
 #define T0 1767800000
@@ -31,21 +32,6 @@ static const char *const lines[] = {
   "the vendor call is at two",
 };
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-        remove_tree (child);
-      }
-  g_remove (path);
-}
-
 static char *
 id_of (guint i)
 {
@@ -59,13 +45,9 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   gint64 other;
 
-  fx->dir = g_dir_make_tmp ("catchup-engine-XXXXXX", &error);
-  g_assert_no_error (error);
+  fx->dir = test_tmp_dir ("catchup-engine-XXXXXX");
   fx->path = g_build_filename (fx->dir, "history.db", NULL);
-  fx->store = catchup_store_open (fx->path, &error);
-  g_assert_no_error (error);
-  fx->room = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#ops", &error);
-  g_assert_no_error (error);
+  fx->store = test_store_with_room (fx->path, "prpl-irc", "me@irc.example", "#ops", &fx->room);
   for (guint i = 0; i < N_MESSAGES; i++)
     {
       g_autofree char *id = id_of (i);
@@ -99,7 +81,7 @@ static void
 fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_clear_pointer (&fx->store, catchup_store_close);
-  remove_tree (fx->dir);
+  test_remove_tree (fx->dir);
   g_free (fx->path);
   g_free (fx->dir);
 }

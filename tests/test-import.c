@@ -4,6 +4,7 @@
 
 #include "catchup.h"
 #include "catchup-store-private.h"
+#include "test-util.h"
 
 typedef struct {
   CatchupStore *store;
@@ -70,19 +71,6 @@ reset_result (Fixture *fx)
   fx->result = catchup_import_result_new ();
 }
 
-static gint64
-sql_count (CatchupStore *store, const char *sql)
-{
-  sqlite3_stmt *stmt = NULL;
-  gint64 n;
-
-  g_assert_cmpint (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
-  n = sqlite3_column_int64 (stmt, 0);
-  sqlite3_finalize (stmt);
-  return n;
-}
-
 /* ---------- JSON Lines ---------- */
 
 static void
@@ -123,7 +111,7 @@ test_jsonl (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_no_error (error);
   g_assert_cmpuint (fx->result->inserted, ==, 0);
   g_assert_cmpuint (fx->result->duplicates, ==, 5);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 5);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages", 0), ==, 5);
 }
 
 static void
@@ -180,7 +168,7 @@ test_jsonl_room_override (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpuint (fx->result->malformed, ==, 1);
   g_assert_cmpuint (((CatchupImportProblem *) g_ptr_array_index (fx->result->problems, 0))->line, ==, 3);
   g_assert_cmpint (catchup_store_count (fx->store, room, NULL), ==, 2);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM rooms"), ==, 1);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM rooms", 0), ==, 1);
 }
 
 static void
@@ -251,7 +239,7 @@ test_db_failure_rolls_back (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 
   g_assert_false (catchup_import_jsonl (fx->store, path, 4242 /* no such room */, fx->result, NULL, &error));
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages", 0), ==, 0);
   g_assert_cmpuint (fx->store->txn_depth, ==, 0);
 }
 
@@ -265,7 +253,7 @@ test_cancelled (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_cancellable_cancel (cancellable);
   g_assert_false (catchup_import_jsonl (fx->store, path, 0, fx->result, cancellable, &error));
   g_assert_nonnull (error);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages", 0), ==, 0);
 }
 
 /* ---------- IRC ---------- */
@@ -324,14 +312,15 @@ test_irc (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpstr (nth (msgs, 8)->text, ==, "ok, rotating now");
   g_assert_cmpint (nth (msgs, 8)->ts, ==, utc ("2026-02-01T00:03:15Z"));
 
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events"), ==, 3);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE kind = 1 AND detail = '\"later\"'"),
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events", 0), ==, 3);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE kind = 1 AND detail = '\"later\"'",
+                                   0),
                    ==, 1);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE kind = 2 AND nick = 'erin'"
-                                         " AND detail = 'Ping timeout'"),
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE kind = 2 AND nick = 'erin'"
+                                   " AND detail = 'Ping timeout'", 0),
                    ==, 1);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks WHERE old_nick = 'bob'"
-                                         " AND new_nick = 'bob_afk'"),
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE old_nick = 'bob'"
+                                   " AND new_nick = 'bob_afk'", 0),
                    ==, 1);
 }
 
@@ -345,9 +334,9 @@ test_irc_reimport (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   import_irc_fixture (fx, room);
   g_assert_cmpuint (fx->result->inserted, ==, 0);
   g_assert_cmpuint (fx->result->duplicates, ==, 9);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages"), ==, 9);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events"), ==, 3);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks"), ==, 1);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages", 0), ==, 9);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events", 0), ==, 3);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks", 0), ==, 1);
 }
 
 /* Lines that name their own day need no date, and do not roll over. */
@@ -377,7 +366,7 @@ test_irc_inline_dates (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpuint (nth (msgs, 2)->flags, ==, CATCHUP_MESSAGE_ACTION);
   g_assert_cmpstr (nth (msgs, 3)->speaker, ==, "evalbot");
   g_assert_cmpstr (nth (msgs, 3)->text, ==, "42");
-  g_assert_cmpint (sql_count (fx->store, "SELECT ts FROM nicks WHERE new_nick = 'ann_'"), ==,
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT ts FROM nicks WHERE new_nick = 'ann_'", 0), ==,
                    utc ("2021-03-06T00:00:00Z"));
 }
 

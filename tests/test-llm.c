@@ -1,9 +1,7 @@
 #include "config.h"
 
 #include <math.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -15,6 +13,7 @@
 #include "catchup-llm-private.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-llm-summary.h"
+#include "test-util.h"
 
 /* 2026-03-02T09:00:00Z, a Monday */
 #define T0 G_GINT64_CONSTANT (1772442000)
@@ -60,95 +59,22 @@ log_contains (const char *needle)
   return found;
 }
 
-/* --- the test server --- */
-
-static void
-server_start (void)
-{
-  const char *configured = g_getenv ("PYTHON3");
-  /* configure's choice when make check runs us ("no" when it found none) */
-  g_autofree char *python = configured && g_path_is_absolute (configured) ? g_strdup (configured)
-                                                                          : g_find_program_in_path ("python3");
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "llm-server.py", NULL);
-  g_autofree char *port_file = NULL;
-  g_autoptr (GError) error = NULL;
-  gint64 deadline;
-
-  if (python == NULL)
-    return;
-  port_file = g_build_filename (tmp_dir, "port", NULL);
-  {
-    const char *argv[] = { python, script, "--port-file", port_file, "--lifetime", "600", NULL };
-
-    if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
-                        NULL, &server_pid, &error))
-      {
-        g_printerr ("cannot start the test server: %s\n", error->message);
-        return;
-      }
-  }
-  deadline = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
-  while (g_get_monotonic_time () < deadline)
-    {
-      g_autofree char *text = NULL;
-
-      if (g_file_get_contents (port_file, &text, NULL, NULL))
-        {
-          server_port = (guint) g_ascii_strtoull (text, NULL, 10);
-          break;
-        }
-      g_usleep (20000);
-    }
-}
-
-static void
-server_stop (void)
-{
-  if (server_pid != 0)
-    {
-      kill (server_pid, SIGTERM);
-      waitpid (server_pid, NULL, 0);
-      g_spawn_close_pid (server_pid);
-    }
-}
-
 /* A config dir of the tests' own, set before GLib caches the user's: a prompt the user keeps must not change
  * the tests, and the tests must not write into the user's. */
 static void
 tmp_dir_create (void)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree char *config = NULL;
 
-  tmp_dir = g_dir_make_tmp ("catchup-llm-XXXXXX", &error);
-  g_assert_no_error (error);
+  tmp_dir = test_tmp_dir ("catchup-llm-XXXXXX");
   config = g_build_filename (tmp_dir, "config", NULL);
   g_setenv ("XDG_CONFIG_HOME", config, TRUE);
-}
-
-static void
-tmp_dir_remove (void)
-{
-  const char *const paths[] = { "port", "config/purple-catchup/prompts/gaps.txt", "config/purple-catchup/prompts",
-                                "config/purple-catchup", "config" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-    {
-      g_autofree char *path = g_build_filename (tmp_dir, paths[i], NULL);
-
-      g_remove (path);
-    }
-  g_rmdir (tmp_dir);
-  g_free (tmp_dir);
 }
 
 static gboolean
 need_server (void)
 {
-  if (server_port != 0)
-    return TRUE;
-  g_test_skip ("python3 or the test server is not available");
-  return FALSE;
+  return test_need_server (server_port);
 }
 
 /* A fresh scenario key: the server counts requests per key. */
@@ -1424,10 +1350,11 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/prompt-injection", test_prompt_injection);
   g_test_add_func ("/catchup/llm/call-budget", test_call_budget);
 
-  server_start ();
+  server_port = test_server_start (tmp_dir, &server_pid);
   status = g_test_run ();
-  server_stop ();
-  tmp_dir_remove ();
+  test_server_stop (server_pid);
+  test_remove_tree (tmp_dir);
+  g_free (tmp_dir);
   g_string_free (log_text, TRUE);
   return status;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "catchup.h"
+#include "test-util.h"
 
 /*
  * A small room: a far antecedent and a question answered on day one, two topic blocks (a zeppelin hangar
@@ -72,10 +73,7 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (GError) error = NULL;
   GPtrArray *all = fx->all = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
 
-  fx->store = catchup_store_open (":memory:", &error);
-  g_assert_no_error (error);
-  fx->room = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#infra", &error);
-  g_assert_no_error (error);
+  fx->store = test_store_with_room (":memory:", "prpl-irc", "me@irc.example", "#infra", &fx->room);
   fx->zeppelin_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   fx->quokka_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 

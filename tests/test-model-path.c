@@ -5,9 +5,7 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -17,6 +15,7 @@
 #include "catchup-llm.h"
 #include "catchup-llm-embed.h"
 #include "catchup-llm-prompt.h"
+#include "test-util.h"
 
 #define ROOM_NAME "larkspur-ops"
 #define WINDOW_TOKENS 1024
@@ -30,53 +29,10 @@ static guint server_port;
 static char *tmp_dir;
 static guint serial;
 
-/* --- the test server --- */
-
-static void
-server_start (void)
-{
-  const char *configured = g_getenv ("PYTHON3");
-  g_autofree char *python = configured && g_path_is_absolute (configured) ? g_strdup (configured)
-                                                                          : g_find_program_in_path ("python3");
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "llm-server.py", NULL);
-  g_autofree char *port_file = g_build_filename (tmp_dir, "port", NULL);
-  const char *argv[] = { python, script, "--port-file", port_file, "--lifetime", "600", NULL };
-  g_autoptr (GError) error = NULL;
-  gint64 deadline = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
-
-  if (python == NULL ||
-      !g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                      &server_pid, &error))
-    return;
-  while (g_get_monotonic_time () < deadline && server_port == 0)
-    {
-      g_autofree char *text = NULL;
-
-      if (g_file_get_contents (port_file, &text, NULL, NULL))
-        server_port = (guint) g_ascii_strtoull (text, NULL, 10);
-      else
-        g_usleep (20000);
-    }
-  g_remove (port_file);
-}
-
-static void
-server_stop (void)
-{
-  if (server_pid == 0)
-    return;
-  kill (server_pid, SIGTERM);
-  waitpid (server_pid, NULL, 0);
-  g_spawn_close_pid (server_pid);
-}
-
 static gboolean
 need_server (void)
 {
-  if (server_port != 0)
-    return TRUE;
-  g_test_skip ("python3 or the test server is not available");
-  return FALSE;
+  return test_need_server (server_port);
 }
 
 /* A base URL with a fresh request counter for scenario kind. */
@@ -277,20 +233,6 @@ static const Failure failures[] = {
   { "wrongtype", 2000 }, { "500always", 2000 },
 };
 
-/* A port that was free a moment ago: connecting to it is refused. */
-static guint
-closed_port (void)
-{
-  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  g_autoptr (GSocketAddress) bound = NULL;
-
-  g_assert_true (g_socket_bind (sock, any, TRUE, NULL));
-  bound = g_socket_get_local_address (sock, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 /* Whatever goes wrong, the catch-up returns the built-in summary with one line saying why, in time. */
 static void
 test_failure (Fixture *fx, gconstpointer data)
@@ -307,7 +249,7 @@ test_failure (Fixture *fx, gconstpointer data)
   if (f->kind == NULL)
     {
       g_free (config.base_url);
-      config.base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", closed_port ());
+      config.base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", test_free_port ());
     }
   config.timeout_ms = f->timeout_ms;
   start = g_get_monotonic_time ();
@@ -544,11 +486,9 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *data_dir = NULL;
-  g_autoptr (GError) error = NULL;
   int status;
 
-  tmp_dir = g_dir_make_tmp ("catchup-model-XXXXXX", &error);
-  g_assert_no_error (error);
+  tmp_dir = test_tmp_dir ("catchup-model-XXXXXX");
   /* the tests' own config dir: a user's prompts or model.conf must not change them */
   g_setenv ("XDG_CONFIG_HOME", tmp_dir, TRUE);
   g_test_init (&argc, &argv, NULL);
@@ -576,9 +516,9 @@ main (int argc, char **argv)
   ADD ("async", test_async);
   ADD ("cancel", test_cancel);
 
-  server_start ();
+  server_port = test_server_start (tmp_dir, &server_pid);
   status = g_test_run ();
-  server_stop ();
+  test_server_stop (server_pid);
   g_rmdir (tmp_dir);
   g_free (tmp_dir);
   return status;

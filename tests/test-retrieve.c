@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "catchup.h"
+#include "test-util.h"
 
 /* ---------- reciprocal rank fusion ---------- */
 
@@ -133,11 +134,7 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
 
-  fx->store = catchup_store_open (":memory:", &error);
-  g_assert_no_error (error);
-  fx->room = catchup_store_ensure_room (fx->store, "prpl-jabber", "me@example.org", "team@conf.example.org",
-                                        &error);
-  g_assert_no_error (error);
+  fx->store = test_store_with_room (":memory:", "prpl-jabber", "me@example.org", "team@conf.example.org", &fx->room);
   fx->msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   for (guint i = 0; i < 120; i++)
     {

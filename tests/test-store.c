@@ -7,6 +7,7 @@
 #include "catchup.h"
 #include "catchup-embed-cache.h"
 #include "catchup-store-private.h"
+#include "test-util.h"
 
 typedef struct {
   char *dir;
@@ -16,42 +17,19 @@ typedef struct {
 } Fixture;
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-        remove_tree (child);
-      }
-  g_remove (path);
-}
-
-static void
 fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
-  g_autoptr (GError) error = NULL;
-
-  fx->dir = g_dir_make_tmp ("catchup-store-XXXXXX", &error);
-  g_assert_no_error (error);
+  fx->dir = test_tmp_dir ("catchup-store-XXXXXX");
   /* A folder that does not exist yet: open must create it. */
   fx->path = g_build_filename (fx->dir, "sub", "history.db", NULL);
-  fx->store = catchup_store_open (fx->path, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (fx->store);
-  fx->room = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#room", &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (fx->room, >, 0);
+  fx->store = test_store_with_room (fx->path, "prpl-irc", "me@irc.example", "#room", &fx->room);
 }
 
 static void
 fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_clear_pointer (&fx->store, catchup_store_close);
-  remove_tree (fx->dir);
+  test_remove_tree (fx->dir);
   g_free (fx->path);
   g_free (fx->dir);
 }
@@ -76,28 +54,13 @@ add (CatchupStore *store, gint64 room, const char *id, gint64 ts, const char *sp
   return inserted;
 }
 
-static gint64
-sql_count (CatchupStore *store, const char *sql, gint64 room)
-{
-  sqlite3_stmt *stmt = NULL;
-  gint64 n;
-
-  g_assert_cmpint (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
-  if (strstr (sql, "?1"))
-    sqlite3_bind_int64 (stmt, 1, room);
-  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
-  n = sqlite3_column_int64 (stmt, 0);
-  sqlite3_finalize (stmt);
-  return n;
-}
-
 static void
 test_open_pragmas (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_assert_cmpstr (catchup_store_get_path (fx->store), ==, fx->path);
-  g_assert_cmpint (sql_count (fx->store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
-  g_assert_cmpint (sql_count (fx->store, "PRAGMA foreign_keys", 0), ==, 1);
-  g_assert_cmpint (sql_count (fx->store, "PRAGMA synchronous", 0), ==, 1); /* NORMAL */
+  g_assert_cmpint (test_sql_count (fx->store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
+  g_assert_cmpint (test_sql_count (fx->store, "PRAGMA foreign_keys", 0), ==, 1);
+  g_assert_cmpint (test_sql_count (fx->store, "PRAGMA synchronous", 0), ==, 1); /* NORMAL */
   g_assert_true (g_file_test (fx->path, G_FILE_TEST_IS_REGULAR));
 }
 
@@ -334,25 +297,25 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
                                           &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1001, "alice", "alice_", &error));
   g_assert_no_error (error);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), >, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), >, 0);
 
   g_assert_true (catchup_store_forget_room (fx->store, fx->room, &error));
   g_assert_no_error (error);
 
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM messages WHERE room = ?1", fx->room), ==, 0);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM rooms WHERE id = ?1", fx->room), ==, 0);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), ==, 0);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_settings WHERE room = ?1", fx->room), ==, 0);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 0);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM rooms WHERE id = ?1", fx->room), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_settings WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 0);
   /* Full-text rows: only the kept room's chunk may still match. */
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'zebrafish'", 0),
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'zebrafish'", 0),
                    ==, 1);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'design'", 0),
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'design'", 0),
                    ==, 0);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM chunks_fts", 0), ==,
-                   sql_count (fx->store, "SELECT count(*) FROM chunks", 0));
-  g_assert_cmpint (sql_count (fx->store, "PRAGMA integrity_check = 1", 0), ==, 0); /* "ok" reads as 0 */
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks_fts", 0), ==,
+                   test_sql_count (fx->store, "SELECT count(*) FROM chunks", 0));
+  g_assert_cmpint (test_sql_count (fx->store, "PRAGMA integrity_check = 1", 0), ==, 0); /* "ok" reads as 0 */
   g_assert_cmpint (catchup_store_count (fx->store, keep, NULL), ==, 1);
 
   g_assert_cmpint (catchup_store_find_room (fx->store, "#room", &error), ==, 0);
@@ -402,8 +365,8 @@ test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
       g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 40, "bob_away", "bob2", &error));
       g_assert_no_error (error);
     }
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 2);
-  g_assert_cmpint (sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 2);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 2);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 2);
 
   now = catchup_store_current_nick (fx->store, fx->room, "bob", 0, &error);
   g_assert_no_error (error);
@@ -505,7 +468,7 @@ test_full (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   g_autoptr (GError) error = NULL;
   g_autofree char *limit = g_strdup_printf ("PRAGMA max_page_count = %" G_GINT64_FORMAT,
-                                            sql_count (fx->store, "PRAGMA page_count", 0) + 2);
+                                            test_sql_count (fx->store, "PRAGMA page_count", 0) + 2);
   g_autofree char *big = g_strnfill (4096, 'f');
 
   g_assert_true (catchup_store_exec (fx->store, limit, &error));
@@ -523,10 +486,7 @@ test_full (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 static char *
 tmp_db (const char *name, char **dir)
 {
-  g_autoptr (GError) error = NULL;
-
-  *dir = g_dir_make_tmp ("catchup-store-XXXXXX", &error);
-  g_assert_no_error (error);
+  *dir = test_tmp_dir ("catchup-store-XXXXXX");
   return g_build_filename (*dir, name, NULL);
 }
 
@@ -561,7 +521,7 @@ test_migrate_v1 (void)
 
   store = catchup_store_open (path, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
+  g_assert_cmpint (test_sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
   room = catchup_store_find_room (store, "#old", &error);
   g_assert_no_error (error);
   g_assert_cmpint (room, ==, 7);
@@ -579,7 +539,7 @@ test_migrate_v1 (void)
   g_assert_no_error (error);
   g_assert_cmpint (catchup_store_count (store, room, NULL), ==, 1);
   g_clear_pointer (&store, catchup_store_close);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* A v2 file (chunks without text hashes, no embeddings table) keeps its data and gets the hashes the index
@@ -611,14 +571,14 @@ test_migrate_v2 (void)
 
   store = catchup_store_open (path, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
+  g_assert_cmpint (test_sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
   /* v4: the message-level full-text index and its triggers are gone, the messages are not */
-  g_assert_cmpint (sql_count (store, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'messages_%' AND ?1 = ?1",
-                              0), ==, 1 /* messages_order */);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'messages_%' AND ?1 = ?1",
+                                   0), ==, 1 /* messages_order */);
   msg = catchup_store_get_message (store, 7, "u1", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (msg->text, ==, "kept");
-  g_assert_cmpint (sql_count (store, "SELECT count(*) FROM embeddings WHERE ?1 = ?1", 0), ==, 0);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM embeddings WHERE ?1 = ?1", 0), ==, 0);
   catchup_embed_text_hash ("alice: kept\n", want);
   st = catchup_store_prepare (store, "SELECT text_hash FROM chunks", &error);
   g_assert_no_error (error);
@@ -638,11 +598,12 @@ test_migrate_v2 (void)
     g_ptr_array_add (batch, m);
     g_assert_true (catchup_store_add_batch (store, room, batch, NULL, &error));
     g_assert_no_error (error);
-    g_assert_cmpint (sql_count (store, "SELECT count(*) FROM chunks WHERE room = ?1 AND text_hash IS NOT NULL", room),
+    g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM chunks WHERE room = ?1 AND text_hash IS NOT NULL",
+                                     room),
                      ==, 1);
   }
   g_clear_pointer (&store, catchup_store_close);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -662,7 +623,7 @@ test_future_version (void)
   g_assert_null (store);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
   g_assert_nonnull (strstr (error->message, "99"));
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -680,7 +641,7 @@ test_corrupt (void)
   store = catchup_store_open (path, &error);
   g_assert_null (store);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB_CORRUPT);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -697,7 +658,7 @@ test_unwritable (void)
   store = catchup_store_open (path, &error);
   g_assert_null (store);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_IO);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void

@@ -6,6 +6,7 @@
 
 #include "catchup.h"
 #include "catchup-writer.h"
+#include "test-util.h"
 
 #define PROTO "prpl-test"
 #define ACCOUNT "me@example"
@@ -23,8 +24,7 @@ fixture_set_up (Fixture *fx, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
 
-  fx->dir = g_dir_make_tmp ("catchup-writer-XXXXXX", &error);
-  g_assert_no_error (error);
+  fx->dir = test_tmp_dir ("catchup-writer-XXXXXX");
   fx->path = g_build_filename (fx->dir, "history.db", NULL);
   fx->writer = catchup_writer_new (fx->path, &error);
   g_assert_no_error (error);

@@ -51,10 +51,8 @@ PurpleConversation *e2e_join (PurpleAccount *account, const char *room, const ch
 int e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring);
 
 /* Servers and data shared by the end-to-end tests. */
-guint16 e2e_free_port (void);
 /* Whether something accepts connections on 127.0.0.1:port (a wait condition: pass the port as pointer). */
 gboolean e2e_port_open (gpointer port);
-void e2e_remove_tree (const char *path);
 /* [nick, text] pairs (GStrv) of real IRC log lines; empty when the shared data is absent. */
 GPtrArray *e2e_log_lines (guint max);
 

@@ -15,6 +15,7 @@
 
 #include "catchup.h"
 #include "e2e-client.h"
+#include "../test-util.h"
 
 #define CHANNEL "#catchup"
 /* A room known only from the chat logs. */
@@ -56,7 +57,7 @@ start_ngircd (void)
     exe = g_strdup ("/usr/sbin/ngircd");
   if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
     return FALSE;
-  fx.port = e2e_free_port ();
+  fx.port = test_free_port ();
   text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
                           "\tPorts = %u\n\tMotdPhrase = test\n"
                           "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
@@ -753,13 +754,11 @@ configure_irc (PurpleAccount *account, gpointer data)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree char *user_dir = NULL;
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  fx.dir = g_dir_make_tmp ("catchup-e2e-irc-XXXXXX", &error);
-  g_assert_no_error (error);
+  fx.dir = test_tmp_dir ("catchup-e2e-irc-XXXXXX");
   if (!start_ngircd ())
     {
       g_printerr ("ngircd is not available: skipped\n");
@@ -798,6 +797,6 @@ main (int argc, char **argv)
   g_subprocess_send_signal (fx.ngircd, SIGTERM);
   g_subprocess_wait (fx.ngircd, NULL, NULL);
   g_object_unref (fx.ngircd);
-  e2e_remove_tree (fx.dir);
+  test_remove_tree (fx.dir);
   return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "catchup.h"
 #include "e2e-client.h"
+#include "../test-util.h"
 
 #define ROOM "lobby@conference.localhost"
 /* A joining client that asks for no particular history (libpurple asks for none) gets the room's default
@@ -86,7 +87,7 @@ start_prosody (void)
 
   if (exe == NULL || ctl == NULL)
     return FALSE;
-  fx.port = e2e_free_port ();
+  fx.port = test_free_port ();
   config = prosody_config ();
   if (!run_prosodyctl (config, "alice") || !run_prosodyctl (config, "bob"))
     return FALSE;
@@ -310,17 +311,15 @@ test_nick_change (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree char *user_dir = NULL;
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  fx.dir = g_dir_make_tmp ("catchup-e2e-xmpp-XXXXXX", &error);
-  g_assert_no_error (error);
+  fx.dir = test_tmp_dir ("catchup-e2e-xmpp-XXXXXX");
   if (!start_prosody ())
     {
       g_printerr ("prosody is not available: skipped\n");
-      e2e_remove_tree (fx.dir);
+      test_remove_tree (fx.dir);
       return 77; /* automake's "skipped" */
     }
   user_dir = g_build_filename (fx.dir, "purple", NULL);
@@ -348,6 +347,6 @@ main (int argc, char **argv)
   g_subprocess_send_signal (fx.prosody, SIGTERM);
   g_subprocess_wait (fx.prosody, NULL, NULL);
   g_object_unref (fx.prosody);
-  e2e_remove_tree (fx.dir);
+  test_remove_tree (fx.dir);
   return rc;
 }

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <glib.h>
+
+#include "catchup.h"
+
+G_BEGIN_DECLS
+
+/* Helpers the GTest programs share: temporary folders, stores, ports and the test model server. */
+
+/* A fresh temporary folder from tmpl ("catchup-NAME-XXXXXX"); failing to make one fails the test. */
+char *test_tmp_dir (const char *tmpl);
+/* Removes path and, for a folder, everything below it (links are removed, never followed). */
+void test_remove_tree (const char *path);
+
+/* Opens the store at path (":memory:" for one in memory) with one room in it, asserting both succeed. */
+CatchupStore *test_store_with_room (const char *path, const char *protocol, const char *account,
+                                         const char *name, gint64 *room);
+/* The integer in the first column of the first row of sql; ?1, when sql has it, is bound to room. */
+gint64 test_sql_count (CatchupStore *store, const char *sql, gint64 room);
+
+/* A port on 127.0.0.1 that was free a moment ago: connecting to it is refused. */
+guint16 test_free_port (void);
+
+/* Starts tests/llm-server.py with its port file in dir; returns its port, 0 when python3 or the server is
+ * not available (pid then stays 0). */
+guint test_server_start (const char *dir, GPid *pid);
+void test_server_stop (GPid pid);
+/* Whether the server at port runs; skips the test when it does not. */
+gboolean test_need_server (guint port);
+
+G_END_DECLS
