@@ -138,18 +138,6 @@ context_item (JsonNode *item, const Known *k)
   return g_strdup_printf ("“%s” = %s (%s, %s)", ref, means, source->speaker, when);
 }
 
-static void
-line_free (CatchupSummaryLine *line)
-{
-  if (line == NULL)
-    return;
-  g_free (line->speaker);
-  g_free (line->text);
-  g_free (line->source_id);
-  g_clear_pointer (&line->context, g_ptr_array_unref);
-  g_free (line);
-}
-
 static CatchupSummaryLine *
 line_from_json (JsonNode *item, const Known *k)
 {
@@ -319,7 +307,7 @@ summary_new (GPtrArray *window)
   CatchupSummary *summary = g_new0 (CatchupSummary, 1);
 
   summary->headline = make_headline (window);
-  summary->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) line_free);
+  summary->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_line_free);
   return summary;
 }
 

@@ -916,8 +916,8 @@ participants_line (GArray *counts)
 
 /* ---- the summary ---- */
 
-static void
-summary_line_free (CatchupSummaryLine *line)
+void
+catchup_summary_line_free (CatchupSummaryLine *line)
 {
   if (!line)
     return;
@@ -975,7 +975,7 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, CatchupLength
   gboolean with_participants = length != CATCHUP_LENGTH_SHORT && counts->len > 1;
 
   summary->headline = make_headline (cands->len, counts->len, first, last, spans_days);
-  summary->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) summary_line_free);
+  summary->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_line_free);
   if (with_participants)
     g_ptr_array_add (summary->lines, participants_line (counts));
 

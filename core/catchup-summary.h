@@ -25,6 +25,7 @@ typedef struct {
   char *notice;        /* why the model was not used, etc.; may be NULL */
 } CatchupSummary;
 
+void catchup_summary_line_free (CatchupSummaryLine *line);
 void catchup_summary_free (CatchupSummary *summary);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupSummary, catchup_summary_free)
 
