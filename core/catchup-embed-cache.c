@@ -43,8 +43,8 @@ vec_encode (const float *v, guint dim, guint32 *out)
     }
 }
 
-static void
-vec_decode (const void *blob, guint dim, float *out)
+void
+catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out)
 {
   for (guint d = 0; d < dim; d++)
     {
@@ -76,7 +76,7 @@ lookup_one (CatchupStore *store, const char *model, guint dim, const char *text,
     {
       found = TRUE;
       if (out != NULL)
-        vec_decode (sqlite3_column_blob (st, 0), dim, out);
+        catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 0), dim, out);
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)

@@ -27,6 +27,9 @@ gboolean catchup_embed_cache_fill_full (CatchupStore *store, gint64 room, Catchu
 gboolean catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
                                    GCancellable *cancellable, GError **error);
 
+/* Reads one stored vector (dim little-endian float32 values) into out. */
+void catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out);
+
 /* The stored vectors of n texts for model (dim floats each): n * dim floats, all zero for a text without a
  * stored vector of that dimension. found (n entries, may be NULL) says which were stored. */
 float *catchup_embed_cache_lookup (CatchupStore *store, const char *model, guint dim, const char *const *texts,

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "catchup-embed-cache.h"
 #include "catchup-error.h"
 #include "catchup-retrieve.h"
 #include "catchup-store-private.h"
@@ -180,20 +181,6 @@ catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qve
   return TRUE;
 }
 
-/* Reads a stored little-endian float32 vector. */
-static void
-model_vec_decode (const void *blob, guint dim, float *out)
-{
-  for (guint d = 0; d < dim; d++)
-    {
-      guint32 bits;
-
-      memcpy (&bits, (const char *) blob + d * sizeof bits, sizeof bits);
-      bits = GUINT32_FROM_LE (bits);
-      memcpy (out + d, &bits, sizeof bits);
-    }
-}
-
 gboolean
 catchup_retrieve_dense_model (CatchupStore *store, gint64 room, const char *model, guint dim, const float *qvecs,
                               guint n_queries, const CatchupPos *before, guint top, GArray **out, GError **error)
@@ -217,7 +204,7 @@ catchup_retrieve_dense_model (CatchupStore *store, gint64 room, const char *mode
     {
       if (top == 0 || (guint) sqlite3_column_bytes (st, 1) != dim * sizeof (float))
         continue;
-      model_vec_decode (sqlite3_column_blob (st, 1), dim, vec);
+      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 1), dim, vec);
       for (guint q = 0; q < n_queries; q++)
         {
           CatchupHit h = { sqlite3_column_int64 (st, 0), catchup_vec_dot (qvecs + (gsize) q * dim, vec, dim) };
