@@ -133,6 +133,21 @@ keep_top (GArray *hits, guint top, CatchupHit h)
   g_array_insert_val (hits, i, h);
 }
 
+/* Ends a dense pass that stopped at step result rc: on failure no query keeps a partial list. */
+static gboolean
+dense_finish (CatchupStore *store, sqlite3_stmt *st, int rc, GArray **out, guint n_queries, GError **error)
+{
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    {
+      for (guint q = 0; q < n_queries; q++)
+        g_clear_pointer (&out[q], g_array_unref);
+      catchup_store_set_error (store, rc, error, "dense retrieval");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qvecs, guint n_queries,
                               const CatchupPos *before, guint top, GArray **out, GError **error)
@@ -170,15 +185,7 @@ catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qve
             keep_top (out[q], top, h);
         }
     }
-  sqlite3_reset (st);
-  if (rc != SQLITE_DONE)
-    {
-      for (guint q = 0; q < n_queries; q++)
-        g_clear_pointer (&out[q], g_array_unref);
-      catchup_store_set_error (store, rc, error, "dense retrieval");
-      return FALSE;
-    }
-  return TRUE;
+  return dense_finish (store, st, rc, out, n_queries, error);
 }
 
 gboolean
@@ -213,15 +220,7 @@ catchup_retrieve_dense_model (CatchupStore *store, gint64 room, const char *mode
             keep_top (out[q], top, h);
         }
     }
-  sqlite3_reset (st);
-  if (rc != SQLITE_DONE)
-    {
-      for (guint q = 0; q < n_queries; q++)
-        g_clear_pointer (&out[q], g_array_unref);
-      catchup_store_set_error (store, rc, error, "dense retrieval");
-      return FALSE;
-    }
-  return TRUE;
+  return dense_finish (store, st, rc, out, n_queries, error);
 }
 
 GArray *
