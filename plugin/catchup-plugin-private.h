@@ -114,6 +114,11 @@ void catchup_commands_stop (void);
 /* Starts a catch-up of conv; automatic ones say nothing when there is nothing to say. */
 void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic);
 
+/* "Last present" per room on the main loop (the XMPP join asks for the history since then). */
+void catchup_presence_note (const CatchupRoomKey *key, gint64 ts);
+void catchup_presence_start (PurplePlugin *plugin);
+void catchup_presence_stop (void);
+
 /* Backfill from the user's chat logs. conv (may be NULL) is where the progress goes; without it, a
  * notification tells the result. */
 void catchup_backfill_room (PurpleAccount *account, const char *name, PurpleConversation *conv);

@@ -141,7 +141,10 @@ index_message (PurpleConversation *conv, const char *who, const char *markup, Pu
   key = catchup_room_key_new (conv);
   /* Speaking is being present; playback of old own lines only moves it forward if they are newer. */
   if (flags & PURPLE_MESSAGE_SEND)
-    catchup_writer_mark_present (catchup_plugin.writer, key->protocol, key->account, key->name, msg->ts);
+    {
+      catchup_writer_mark_present (catchup_plugin.writer, key->protocol, key->account, key->name, msg->ts);
+      catchup_presence_note (key, msg->ts);
+    }
   catchup_writer_add (catchup_plugin.writer, key->protocol, key->account, key->name, msg);
 }
 
@@ -263,6 +266,7 @@ catchup_signals_mark_present (PurpleConversation *conv)
     return;
   key = catchup_room_key_new (conv);
   catchup_writer_mark_present (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL));
+  catchup_presence_note (key, time (NULL));
 }
 
 static void

@@ -16,12 +16,10 @@
 #include "../test-util.h"
 
 #define ROOM "lobby@conference.localhost"
-/* A joining client that asks for no particular history (libpurple asks for none) gets the room's default
- * number of history messages, 20 in prosody whatever the room keeps (muc_room_default_history_length is
- * how many it keeps, not how many it sends). Lines said while alice is away stay below that, and the
- * automatic catch-up's threshold below them. */
-#define AWAY_LINES 15
-#define AUTO_THRESHOLD 10
+/* More than the 20 lines prosody plays back to a client that asks for no particular history (libpurple asks
+ * for none; muc_room_default_history_length is how many the room keeps, not how many it sends): the plugin
+ * asks for the history since alice was last present. */
+#define AWAY_LINES 25
 
 static struct {
   char *dir;
@@ -330,7 +328,6 @@ main (int argc, char **argv)
   purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
   /* Each rejoin is judged on its own: only the threshold decides. */
   purple_prefs_set_int ("/plugins/core/catchup/cooldown_seconds", 0);
-  purple_prefs_set_int ("/plugins/core/catchup/defaults/threshold", AUTO_THRESHOLD);
   fx.alice = e2e_account_online ("alice@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
   fx.bob = e2e_account_online ("bob@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
   fx.bob_conv = e2e_join (fx.bob, ROOM, ROOM);
