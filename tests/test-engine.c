@@ -10,12 +10,7 @@
 #define N_MESSAGES 60
 #define T0 1767800000
 
-typedef struct {
-  char *dir;
-  char *path;
-  CatchupStore *store;
-  gint64 room;
-} Fixture;
+typedef TestStoreFixture Fixture;
 
 static const char *const speakers[] = { "ann", "bo", "cy", "dee" };
 
@@ -80,10 +75,7 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 static void
 fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
-  g_clear_pointer (&fx->store, catchup_store_close);
-  test_remove_tree (fx->dir);
-  g_free (fx->path);
-  g_free (fx->dir);
+  test_store_fixture_teardown (fx);
 }
 
 static void

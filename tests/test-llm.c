@@ -1294,19 +1294,13 @@ test_prompt_injection (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *data_dir = NULL;
   int status;
 
   tmp_dir_create ();
   g_test_init (&argc, &argv, NULL);
   log_text = g_string_new (NULL);
   g_log_set_writer_func (capture_writer, NULL, NULL);
-  if (g_getenv (CATCHUP_DATA_DIR_ENV) == NULL)
-    {
-      data_dir = g_test_build_filename (G_TEST_DIST, "..", "data", NULL);
-      g_setenv (CATCHUP_DATA_DIR_ENV, data_dir, TRUE);
-    }
-  g_unsetenv (CATCHUP_LLM_API_KEY_ENV);
+  test_model_env_init ();
 
   g_test_add_func ("/catchup/llm/base-url", test_base_url);
   g_test_add_func ("/catchup/llm/base-url-forms", test_base_url_forms);

@@ -485,19 +485,13 @@ test_no_model (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *data_dir = NULL;
   int status;
 
   tmp_dir = test_tmp_dir ("catchup-model-XXXXXX");
   /* the tests' own config dir: a user's prompts or model.conf must not change them */
   g_setenv ("XDG_CONFIG_HOME", tmp_dir, TRUE);
   g_test_init (&argc, &argv, NULL);
-  if (g_getenv (CATCHUP_DATA_DIR_ENV) == NULL)
-    {
-      data_dir = g_test_build_filename (G_TEST_DIST, "..", "data", NULL);
-      g_setenv (CATCHUP_DATA_DIR_ENV, data_dir, TRUE);
-    }
-  g_unsetenv (CATCHUP_LLM_API_KEY_ENV);
+  test_model_env_init ();
 
   ADD ("no-model", test_no_model);
   ADD ("catchup", test_catchup);

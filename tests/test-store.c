@@ -9,12 +9,7 @@
 #include "catchup-store-private.h"
 #include "test-util.h"
 
-typedef struct {
-  char *dir;
-  char *path;
-  CatchupStore *store;
-  gint64 room;
-} Fixture;
+typedef TestStoreFixture Fixture;
 
 static void
 fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
@@ -28,10 +23,7 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 static void
 fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
-  g_clear_pointer (&fx->store, catchup_store_close);
-  test_remove_tree (fx->dir);
-  g_free (fx->path);
-  g_free (fx->dir);
+  test_store_fixture_teardown (fx);
 }
 
 #define TEST(name, func) \

@@ -7,6 +7,8 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include "catchup-llm.h"
+#include "catchup-llm-prompt.h"
 #include "catchup-store-private.h"
 #include "test-util.h"
 
@@ -53,6 +55,15 @@ test_store_with_room (const char *path, const char *protocol, const char *accoun
   return store;
 }
 
+void
+test_store_fixture_teardown (TestStoreFixture *fx)
+{
+  g_clear_pointer (&fx->store, catchup_store_close);
+  test_remove_tree (fx->dir);
+  g_free (fx->path);
+  g_free (fx->dir);
+}
+
 gint64
 test_sql_count (CatchupStore *store, const char *sql, gint64 room)
 {
@@ -66,6 +77,18 @@ test_sql_count (CatchupStore *store, const char *sql, gint64 room)
   n = sqlite3_column_int64 (stmt, 0);
   sqlite3_finalize (stmt);
   return n;
+}
+
+void
+test_model_env_init (void)
+{
+  if (g_getenv (CATCHUP_DATA_DIR_ENV) == NULL)
+    {
+      g_autofree char *data_dir = g_test_build_filename (G_TEST_DIST, "..", "data", NULL);
+
+      g_setenv (CATCHUP_DATA_DIR_ENV, data_dir, TRUE);
+    }
+  g_unsetenv (CATCHUP_LLM_API_KEY_ENV);
 }
 
 guint16

@@ -16,8 +16,23 @@ void test_remove_tree (const char *path);
 /* Opens the store at path (":memory:" for one in memory) with one room in it, asserting both succeed. */
 CatchupStore *test_store_with_room (const char *path, const char *protocol, const char *account,
                                          const char *name, gint64 *room);
+/* A store file in a temporary folder, with one room. */
+typedef struct {
+  char *dir;
+  char *path;
+  CatchupStore *store;
+  gint64 room;
+} TestStoreFixture;
+
+/* Closes the store and removes the folder with everything in it. */
+void test_store_fixture_teardown (TestStoreFixture *fx);
+
 /* The integer in the first column of the first row of sql; ?1, when sql has it, is bound to room. */
 gint64 test_sql_count (CatchupStore *store, const char *sql, gint64 room);
+
+/* Points CATCHUP_DATA_DIR at the shipped data unless it is set, and unsets the API key variable: the model
+ * tests see the prompts of this tree and no key of the user's. */
+void test_model_env_init (void);
 
 /* A port on 127.0.0.1 that was free a moment ago: connecting to it is refused. */
 guint16 test_free_port (void);
