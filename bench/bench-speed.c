@@ -79,10 +79,12 @@ list_files (const char *dir, const char *suffix)
   return files;
 }
 
+/* Every line of every file in dir ending in suffix, in name order, through load_line. */
 static gboolean
-load_jsonl_rooms (GPtrArray *corpus, const char *dir, GError **error)
+load_files (GPtrArray *corpus, const char *dir, const char *suffix, void (*load_line) (GPtrArray *, const char *),
+            GError **error)
 {
-  g_autoptr (GPtrArray) files = list_files (dir, ".jsonl");
+  g_autoptr (GPtrArray) files = list_files (dir, suffix);
 
   for (guint i = 0; i < files->len; i++)
     {
@@ -93,18 +95,22 @@ load_jsonl_rooms (GPtrArray *corpus, const char *dir, GError **error)
         return FALSE;
       lines = g_strsplit (data, "\n", -1);
       for (guint k = 0; lines[k] != NULL; k++)
-        {
-          g_autoptr (JsonParser) parser = json_parser_new ();
-          JsonObject *o;
-
-          if (*lines[k] == '\0' || !json_parser_load_from_data (parser, lines[k], -1, NULL))
-            continue;
-          o = json_node_get_object (json_parser_get_root (parser));
-          corpus_add (corpus, json_object_get_string_member_with_default (o, "speaker", NULL),
-                      json_object_get_string_member_with_default (o, "text", NULL));
-        }
+        load_line (corpus, lines[k]);
     }
   return TRUE;
+}
+
+static void
+load_jsonl_line (GPtrArray *corpus, const char *line)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o;
+
+  if (*line == '\0' || !json_parser_load_from_data (parser, line, -1, NULL))
+    return;
+  o = json_node_get_object (json_parser_get_root (parser));
+  corpus_add (corpus, json_object_get_string_member_with_default (o, "speaker", NULL),
+              json_object_get_string_member_with_default (o, "text", NULL));
 }
 
 /* LoCoMo: conversations of sessions of turns; a shared photo is kept as its caption, as the benchmarks do. */
@@ -168,25 +174,6 @@ load_irc_line (GPtrArray *corpus, const char *line)
   corpus_add (corpus, speaker, text);
 }
 
-static gboolean
-load_irc (GPtrArray *corpus, const char *dir, const char *suffix, GError **error)
-{
-  g_autoptr (GPtrArray) files = list_files (dir, suffix);
-
-  for (guint i = 0; i < files->len; i++)
-    {
-      g_autofree char *data = NULL;
-      g_auto (GStrv) lines = NULL;
-
-      if (!g_file_get_contents (g_ptr_array_index (files, i), &data, NULL, error))
-        return FALSE;
-      lines = g_strsplit (data, "\n", -1);
-      for (guint k = 0; lines[k] != NULL; k++)
-        load_irc_line (corpus, lines[k]);
-    }
-  return TRUE;
-}
-
 static GPtrArray *
 load_corpus (const char *shared, GError **error)
 {
@@ -196,8 +183,9 @@ load_corpus (const char *shared, GError **error)
   g_autofree char *irc_dev = g_build_filename (shared, "data", "irc-ubuntu", "dev", NULL);
   g_autofree char *irc_new = g_build_filename (shared, "data", "irc-ubuntu", "new-domains", NULL);
 
-  if (!load_jsonl_rooms (corpus, rooms, error) || !load_locomo (corpus, locomo, error)
-      || !load_irc (corpus, irc_dev, ".raw.txt", error) || !load_irc (corpus, irc_new, ".ascii.txt", error))
+  if (!load_files (corpus, rooms, ".jsonl", load_jsonl_line, error) || !load_locomo (corpus, locomo, error)
+      || !load_files (corpus, irc_dev, ".raw.txt", load_irc_line, error)
+      || !load_files (corpus, irc_new, ".ascii.txt", load_irc_line, error))
     return NULL;
   if (corpus->len == 0)
     {
