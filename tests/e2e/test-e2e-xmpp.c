@@ -188,12 +188,28 @@ say_replay (guint n)
 
 /* ---------- tests ---------- */
 
+/* Every line bob said is stored, each once and as bob's. */
+static void
+assert_bob_lines_once (void)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  g_autoptr (GHashTable) texts = g_hash_table_new (g_str_hash, g_str_equal);
+
+  msgs = stored_messages ();
+  g_assert_cmpuint (msgs->len, ==, fx.n_said);
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+
+      g_assert_cmpstr (m->speaker, ==, "bob");
+      g_assert_false (g_hash_table_contains (texts, m->text));
+      g_hash_table_add (texts, m->text);
+    }
+}
+
 static void
 test_playback_no_duplicates (void)
 {
-  g_autoptr (GPtrArray) msgs = NULL;
-  GHashTable *texts = g_hash_table_new (g_str_hash, g_str_equal);
-
   bob_says ("morning all, the deploy of the parser is planned for 10:00");
   bob_says ("the lock solution from yesterday stays: flock on the pidfile");
   bob_says ("Nafallo, please review the fallback before we ship it");
@@ -205,38 +221,16 @@ test_playback_no_duplicates (void)
   alice_leaves ();
   alice_rejoins ();
   e2e_spin (2000);
-  msgs = stored_messages ();
-  g_assert_cmpuint (msgs->len, ==, fx.n_said);
-  for (guint i = 0; i < msgs->len; i++)
-    {
-      CatchupMessage *m = msgs->pdata[i];
-
-      g_assert_cmpstr (m->speaker, ==, "bob");
-      g_assert_false (g_hash_table_contains (texts, m->text));
-      g_hash_table_add (texts, m->text);
-    }
-  g_hash_table_unref (texts);
+  assert_bob_lines_once ();
 }
 
 /* What bob said while alice was away reaches her only as history playback: each line stored once, as bob's. */
 static void
 assert_stored_once_each (void)
 {
-  g_autoptr (GPtrArray) msgs = NULL;
-  g_autoptr (GHashTable) texts = g_hash_table_new (g_str_hash, g_str_equal);
-
   g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_said), 10000));
   e2e_spin (500);
-  msgs = stored_messages ();
-  g_assert_cmpuint (msgs->len, ==, fx.n_said);
-  for (guint i = 0; i < msgs->len; i++)
-    {
-      CatchupMessage *m = msgs->pdata[i];
-
-      g_assert_cmpstr (m->speaker, ==, "bob");
-      g_assert_false (g_hash_table_contains (texts, m->text));
-      g_hash_table_add (texts, m->text);
-    }
+  assert_bob_lines_once ();
 }
 
 static void
