@@ -505,15 +505,6 @@ model_config_copy (const CatchupLlmConfig *config)
   return copy;
 }
 
-static void
-model_config_free (CatchupLlmConfig *config)
-{
-  if (config == NULL)
-    return;
-  catchup_llm_config_clear (config);
-  g_free (config);
-}
-
 typedef struct {
   char *db_path;
   char *room_spec;
@@ -531,7 +522,7 @@ async_job_free (AsyncJob *job)
   g_free (job->opts.language);
   if (job->opts.memory.gaps)
     g_ptr_array_unref (job->opts.memory.gaps);
-  model_config_free ((CatchupLlmConfig *) job->opts.model);
+  catchup_llm_config_free ((CatchupLlmConfig *) job->opts.model);
   g_free (job);
 }
 

@@ -74,6 +74,15 @@ catchup_llm_config_clear (CatchupLlmConfig *config)
   g_clear_pointer (&config->query_instruction, g_free);
 }
 
+void
+catchup_llm_config_free (CatchupLlmConfig *config)
+{
+  if (config == NULL)
+    return;
+  catchup_llm_config_clear (config);
+  g_free (config);
+}
+
 char *
 catchup_llm_config_default_path (void)
 {

@@ -37,6 +37,8 @@ typedef struct {
 void catchup_llm_config_init (CatchupLlmConfig *config);
 /* Frees the strings; the struct itself is the caller's. */
 void catchup_llm_config_clear (CatchupLlmConfig *config);
+/* Clears and frees a config on the heap (g_new0, g_memdup2); NULL is allowed. */
+void catchup_llm_config_free (CatchupLlmConfig *config);
 
 /* Where the user's model settings live: g_get_user_config_dir()/purple-catchup/model.conf. */
 char *catchup_llm_config_default_path (void);

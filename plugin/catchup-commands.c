@@ -172,7 +172,7 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
   /* the run copies the settings and makes its own client */
   opts.model = model;
   catchup_engine_run_async (db_path, job->spec, &job->window, &opts, catchup_plugin.cancellable, engine_done, job);
-  catchup_model_config_free (model);
+  catchup_llm_config_free (model);
 }
 
 static void

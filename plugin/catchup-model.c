@@ -46,15 +46,6 @@ catchup_model_config_from_prefs (void)
   return config;
 }
 
-void
-catchup_model_config_free (CatchupLlmConfig *config)
-{
-  if (config == NULL)
-    return;
-  catchup_llm_config_clear (config);
-  g_free (config);
-}
-
 typedef struct {
   char *db_path;
   CatchupLlmConfig *config;
@@ -67,7 +58,7 @@ fill_job_free (FillJob *job)
 {
   g_free (job->db_path);
   g_free (job->model_key);
-  catchup_model_config_free (job->config);
+  catchup_llm_config_free (job->config);
   g_free (job);
 }
 
@@ -138,7 +129,7 @@ fill_tick (gpointer data)
   if (config == NULL || config->embed_model == NULL || *config->embed_model == '\0' || fill_running ||
       catchup_plugin.writer == NULL)
     {
-      catchup_model_config_free (config);
+      catchup_llm_config_free (config);
       return G_SOURCE_CONTINUE;
     }
   job = g_new0 (FillJob, 1);

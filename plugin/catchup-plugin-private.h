@@ -73,7 +73,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupRoomKey, catchup_room_key_free)
 /* The language model (catchup-model.c): settings from the preferences (NULL without an endpoint), and the
  * background embedding of the history while an embedding model is configured. */
 CatchupLlmConfig *catchup_model_config_from_prefs (void);
-void catchup_model_config_free (CatchupLlmConfig *config);
 void catchup_model_start (void);
 void catchup_model_stop (void);
 
