@@ -26,8 +26,8 @@ catchup_index_chunk_text (GPtrArray *turns)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
-static GPtrArray *
-turns_of_rows (CatchupStore *store, const void *blob, int bytes, GError **error)
+GPtrArray *
+catchup_index_rows_turns (CatchupStore *store, const void *blob, int bytes, GError **error)
 {
   g_autoptr (GPtrArray) turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   guint n = bytes / sizeof (gint64);
@@ -50,7 +50,7 @@ turns_of_rows (CatchupStore *store, const void *blob, int bytes, GError **error)
 static gboolean
 delete_chunk (CatchupStore *store, gint64 id, const void *blob, int bytes, GError **error)
 {
-  g_autoptr (GPtrArray) turns = turns_of_rows (store, blob, bytes, error);
+  g_autoptr (GPtrArray) turns = catchup_index_rows_turns (store, blob, bytes, error);
   g_autofree char *text = NULL, *terms = NULL;
   sqlite3_stmt *st;
   int rc;

@@ -15,6 +15,8 @@ gboolean catchup_index_update (CatchupStore *store, gint64 room, GError **error)
 gboolean catchup_index_clear (CatchupStore *store, gint64 room, GError **error);
 /* A chunk's text (its turns, CatchupMessage, as "speaker: text" lines): what is indexed, hashed and embedded. */
 char *catchup_index_chunk_text (GPtrArray *turns);
+/* The turns (CatchupMessage) of a chunk's rows blob: little-endian int64 message rows, bytes long. */
+GPtrArray *catchup_index_rows_turns (CatchupStore *store, const void *blob, int bytes, GError **error);
 /* Sets chunks.text_hash where it is missing (chunks indexed before schema v3). */
 gboolean catchup_index_fill_text_hashes (CatchupStore *store, GError **error);
 

@@ -5,6 +5,7 @@
 
 #include "catchup-embed-cache.h"
 #include "catchup-error.h"
+#include "catchup-index.h"
 #include "catchup-retrieve.h"
 #include "catchup-store-private.h"
 #include "catchup-text.h"
@@ -269,11 +270,10 @@ catchup_retrieve_fuse (GArray *const *lists, guint n_lists, guint k, guint top)
 GPtrArray *
 catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
 {
-  g_autoptr (GPtrArray) turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   g_autoptr (GBytes) rows = NULL;
   sqlite3_stmt *st = catchup_store_prepare (store, "SELECT rows FROM chunks WHERE id = ?", error);
   gsize bytes;
-  const gint64 *data;
+  const void *data;
   int rc;
 
   if (st == NULL)
@@ -289,18 +289,7 @@ catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
       return NULL;
     }
   data = g_bytes_get_data (rows, &bytes);
-  for (gsize i = 0; i < bytes / sizeof (gint64); i++)
-    {
-      gint64 row;
-      CatchupMessage *m;
-
-      memcpy (&row, data + i, sizeof row);
-      m = catchup_store_get_message_by_row (store, GINT64_FROM_LE (row), error);
-      if (m == NULL)
-        return NULL;
-      g_ptr_array_add (turns, m);
-    }
-  return g_steal_pointer (&turns);
+  return catchup_index_rows_turns (store, data, (int) bytes, error);
 }
 
 /* The number of chunks, remembered in df_cache under the empty string (never a term) so that the queries of
