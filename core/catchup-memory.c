@@ -7,6 +7,7 @@
 #include "catchup-chunk.h"
 #include "catchup-embed-cache.h"
 #include "catchup-error.h"
+#include "catchup-index.h"
 #include "catchup-memory.h"
 #include "catchup-retrieve.h"
 #include "catchup-text.h"
@@ -131,20 +132,6 @@ add_recent (CatchupStore *store, gint64 room, const CatchupPos *pos, CatchupMemo
         used += t;
     }
   return TRUE;
-}
-
-static char *
-window_text (GPtrArray *window)
-{
-  g_autoptr (GString) s = g_string_new (NULL);
-
-  for (guint i = 0; i < window->len; i++)
-    {
-      CatchupMessage *m = window->pdata[i];
-
-      g_string_append_printf (s, "%s: %s\n", m->speaker, m->text);
-    }
-  return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
 typedef struct {
@@ -546,7 +533,8 @@ catchup_memory_build (CatchupStore *store, gint64 room, GPtrArray *window, const
       return NULL;
     }
   first = catchup_pos_of (window->pdata[0]);
-  query = window_text (window);
+  /* the window as "speaker: text" lines, as a chunk is indexed */
+  query = catchup_index_chunk_text (window);
   return build (&ctx, window, query, opts, error);
 }
 
