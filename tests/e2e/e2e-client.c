@@ -1,6 +1,10 @@
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -429,6 +433,25 @@ e2e_join (PurpleAccount *account, const char *room, const char *conv_name)
 }
 
 /* ---------- servers and data ---------- */
+
+static void
+die_with_test (gpointer data)
+{
+#ifdef __linux__
+  /* A failed assertion aborts the test before its cleanup: the servers must not outlive it. */
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+#endif
+}
+
+GSubprocess *
+e2e_spawn_server (GError **error, const char *const *argv)
+{
+  g_autoptr (GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+
+  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
+  return g_subprocess_launcher_spawnv (launcher, argv, error);
+}
 
 gboolean
 e2e_port_open (gpointer data)

@@ -2,7 +2,7 @@
 
 /* A headless libpurple client for end-to-end tests: real accounts, the built plugin, captured output. */
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include <account.h>
 #include <conversation.h>
@@ -53,6 +53,8 @@ int e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const
 /* Servers and data shared by the end-to-end tests. */
 /* Whether something accepts connections on 127.0.0.1:port (a wait condition: pass the port as pointer). */
 gboolean e2e_port_open (gpointer port);
+/* Starts a server (output silenced) that is ended with the test even when an assertion aborts it. */
+GSubprocess *e2e_spawn_server (GError **error, const char *const *argv);
 /* [nick, text] pairs (GStrv) of real IRC log lines; empty when the shared data is absent. */
 GPtrArray *e2e_log_lines (guint max);
 

@@ -64,8 +64,7 @@ start_ngircd (void)
                           "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
                           fx.port);
   g_assert_true (g_file_set_contents (conf, text, -1, NULL));
-  fx.ngircd = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
-                                exe, "-n", "-f", conf, NULL);
+  fx.ngircd = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
   g_assert_no_error (error);
   return e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 10000);
 }

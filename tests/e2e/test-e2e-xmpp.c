@@ -89,8 +89,7 @@ start_prosody (void)
   config = prosody_config ();
   if (!run_prosodyctl (config, "alice") || !run_prosodyctl (config, "bob"))
     return FALSE;
-  fx.prosody = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL, exe,
-                                 "--config", config, "-F", NULL);
+  fx.prosody = e2e_spawn_server (NULL, (const char *const[]) { exe, "--config", config, "-F", NULL });
   return fx.prosody != NULL && e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 15000);
 }
 
