@@ -638,6 +638,121 @@ fail:
   return FALSE;
 }
 
+/* ---------- retention ---------- */
+
+/* Rooms with anything older than ?1: the others need no write transaction at all. */
+#define ROOMS_WITH_OLD_ROWS \
+  "SELECT id FROM rooms r WHERE" \
+  " EXISTS (SELECT 1 FROM messages WHERE room = r.id AND ts < ?1)" \
+  " OR EXISTS (SELECT 1 FROM room_events WHERE room = r.id AND ts < ?1)" \
+  " OR EXISTS (SELECT 1 FROM nicks WHERE room = r.id AND ts < ?1)"
+
+static GArray *
+rooms_with_old_rows (CatchupStore *store, gint64 cutoff_ts, GError **error)
+{
+  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, ROOMS_WITH_OLD_ROWS, error);
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, cutoff_ts);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+      g_array_append_val (ids, id);
+    }
+  if (rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      return NULL;
+    }
+  return g_steal_pointer (&ids);
+}
+
+/* Runs a delete bound to (room, cutoff); changes (may be NULL) gets how many rows went. */
+static gboolean
+delete_before (CatchupStore *store, const char *sql, gint64 room, gint64 cutoff_ts, gint64 *changes,
+               GError **error)
+{
+  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, sql, error);
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, room);
+  sqlite3_bind_int64 (stmt, 2, cutoff_ts);
+  if (!step_done (store, stmt, error))
+    return FALSE;
+  if (changes != NULL)
+    *changes = sqlite3_changes (store->db);
+  return TRUE;
+}
+
+static gboolean
+count_old_messages (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n, GError **error)
+{
+  g_autoptr (CatchupStmtRef) stmt =
+    catchup_store_prepare (store, "SELECT count(*) FROM messages WHERE room = ?1 AND ts < ?2", error);
+  gboolean found;
+
+  *n = 0;
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, room);
+  sqlite3_bind_int64 (stmt, 2, cutoff_ts);
+  return query_int64 (store, stmt, n, &found, error);
+}
+
+static gboolean
+prune_room_locked (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n_deleted, GError **error)
+{
+  gint64 n_old;
+
+  if (!count_old_messages (store, room, cutoff_ts, &n_old, error))
+    return FALSE;
+  /* Contentless FTS rows are deleted by regenerating their terms from the messages: the chunks go first. A
+   * full re-chunk afterwards is what makes the index equal a fresh one (the first chunks change shape). */
+  if (n_old > 0 && !catchup_index_clear (store, room, error))
+    return FALSE;
+  if (!delete_before (store, "DELETE FROM messages WHERE room = ?1 AND ts < ?2", room, cutoff_ts, n_deleted, error)
+      || !delete_before (store, "DELETE FROM room_events WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error)
+      || !delete_before (store, "DELETE FROM nicks WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error))
+    return FALSE;
+  return n_old == 0 || catchup_index_update (store, room, error);
+}
+
+gboolean
+catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, guint64 *n_deleted, GError **error)
+{
+  g_autoptr (GArray) rooms = NULL;
+
+  g_return_val_if_fail (store != NULL, FALSE);
+
+  if (n_deleted)
+    *n_deleted = 0;
+  rooms = rooms_with_old_rows (store, cutoff_ts, error);
+  if (rooms == NULL)
+    return FALSE;
+  /* One transaction per room: a long prune never holds the write lock for the whole history at once. */
+  for (guint i = 0; i < rooms->len; i++)
+    {
+      gint64 n = 0;
+
+      if (!catchup_store_begin (store, error))
+        return FALSE;
+      if (!prune_room_locked (store, g_array_index (rooms, gint64, i), cutoff_ts, &n, error))
+        {
+          catchup_store_rollback (store);
+          return FALSE;
+        }
+      if (!catchup_store_commit (store, error))
+        return FALSE;
+      if (n_deleted)
+        *n_deleted += (guint64) n;
+    }
+  return TRUE;
+}
+
 /* ---------- messages ---------- */
 
 static gboolean

@@ -61,6 +61,14 @@ GPtrArray *catchup_store_list_rooms (CatchupStore *store, GError **error); /* of
 gboolean catchup_store_set_last_present (CatchupStore *store, gint64 room, gint64 ts, GError **error);
 /* Deletes the room's messages, index rows and the room itself. */
 gboolean catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error);
+/*
+ * Retention: deletes, in every room, the messages, presence events and nick changes with ts < cutoff_ts, and
+ * rebuilds the retrieval index of each room that lost messages so that it covers exactly the rest. One
+ * transaction per room; rooms keep their row and settings even when no message is left. Stored model
+ * embeddings are kept: they are keyed by text hash, shared between rooms, and unused ones cost only space.
+ * n_deleted (may be NULL) gets the number of messages deleted.
+ */
+gboolean catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, guint64 *n_deleted, GError **error);
 
 /*
  * Messages. Idempotent: a message whose (room, id) is stored already is skipped (*inserted = FALSE).

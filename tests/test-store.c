@@ -473,6 +473,228 @@ test_full (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 0);
 }
 
+/* ---------- retention ---------- */
+
+#define PRUNE_CUTOFF 1100
+
+/* n turns from ts0, step seconds apart; only those before the cutoff mention the quokka. */
+static GPtrArray *
+prune_messages (const char *tag, guint n, gint64 ts0, gint64 step)
+{
+  static const char *const topics[] = { "lock design", "release notes", "build farm", "flaky test", "backups" };
+  static const char *const speakers[] = { "alice", "bob", "carol" };
+  GPtrArray *msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 ts = ts0 + (gint64) i * step;
+      g_autofree char *id = g_strdup_printf ("%s-%u", tag, i);
+      g_autofree char *text = g_strdup_printf ("%s %u: the %s needs %s%s", tag, i, topics[i % G_N_ELEMENTS (topics)],
+                                               ts < PRUNE_CUTOFF ? "the quokka patch" : "the zebrafish review",
+                                               i % 7 == 0 ? ", and a longer explanation of why it matters now" : "");
+
+      g_ptr_array_add (msgs, catchup_message_new (id, ts, speakers[i % G_N_ELEMENTS (speakers)], text));
+    }
+  return msgs;
+}
+
+static gint64
+prune_room (CatchupStore *store, const char *name, GPtrArray *msgs)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room = catchup_store_ensure_room (store, "prpl-irc", "me@irc.example", name, &error);
+
+  g_assert_no_error (error);
+  if (msgs != NULL)
+    g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
+  g_assert_no_error (error);
+  return room;
+}
+
+/* A room's chunks by message id (rows differ between stores), token count, vector and text hash. */
+static char *
+index_signature (CatchupStore *store, gint64 room)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  sqlite3_stmt *st = NULL;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (store->db, "SELECT rows, tokens, hex (vec), hex (text_hash) FROM chunks"
+                                       " WHERE room = ? ORDER BY first_ts, first_row", -1, &st, NULL), ==, SQLITE_OK);
+  sqlite3_bind_int64 (st, 1, room);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GPtrArray) turns = catchup_index_rows_turns (store, sqlite3_column_blob (st, 0),
+                                                              sqlite3_column_bytes (st, 0), &error);
+      /* the vector by its checksum keeps a failure's message readable */
+      g_autofree char *vec = g_compute_checksum_for_string (G_CHECKSUM_MD5,
+                                                            (const char *) sqlite3_column_text (st, 2), -1);
+
+      g_assert_no_error (error);
+      for (guint i = 0; i < turns->len; i++)
+        g_string_append_printf (out, "%s ", ((CatchupMessage *) turns->pdata[i])->id);
+      g_string_append_printf (out, "| %d | %.8s | %s\n", sqlite3_column_int (st, 1), vec,
+                              sqlite3_column_text (st, 3));
+    }
+  sqlite3_finalize (st);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The chunk FTS index as its vocabulary: term, documents, occurrences. */
+static char *
+fts_signature (CatchupStore *store)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  sqlite3_stmt *st = NULL;
+
+  g_assert_true (catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.test_vocab"
+                                            " USING fts5vocab (main, chunks_fts, row)", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (sqlite3_prepare_v2 (store->db, "SELECT term, doc, cnt FROM temp.test_vocab ORDER BY term", -1,
+                                       &st, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    g_string_append_printf (out, "%s %d %d\n", sqlite3_column_text (st, 0), sqlite3_column_int (st, 1),
+                            sqlite3_column_int (st, 2));
+  sqlite3_finalize (st);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+assert_fts_consistent (CatchupStore *store)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (catchup_store_exec (store, "INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM chunks_fts", 0), ==,
+                   test_sql_count (store, "SELECT count(*) FROM chunks", 0));
+}
+
+/* Each named room's index in store equals a fresh store's one-batch index of the same remaining messages. */
+static void
+assert_index_fresh (CatchupStore *store, const char *const *names)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) fresh = catchup_store_open (":memory:", &error);
+  g_autofree char *vocab = NULL, *fresh_vocab = NULL;
+
+  g_assert_no_error (error);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      gint64 room = catchup_store_find_room (store, names[i], &error);
+      g_autoptr (GPtrArray) left = catchup_store_range (store, room, NULL, NULL, 0, &error);
+      g_autoptr (GPtrArray) copy = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+      g_autofree char *sig = NULL, *fresh_sig = NULL;
+      gint64 fresh_room;
+
+      g_assert_no_error (error);
+      for (guint j = 0; j < left->len; j++)
+        g_ptr_array_add (copy, catchup_message_copy (left->pdata[j]));
+      fresh_room = prune_room (fresh, names[i], copy);
+      sig = index_signature (store, room);
+      fresh_sig = index_signature (fresh, fresh_room);
+      g_assert_cmpstr (sig, ==, fresh_sig);
+    }
+  assert_fts_consistent (store);
+  vocab = fts_signature (store);
+  fresh_vocab = fts_signature (fresh);
+  g_assert_cmpstr (vocab, ==, fresh_vocab);
+}
+
+static void
+assert_all_since (GPtrArray *msgs, gint64 since)
+{
+  g_assert_nonnull (msgs);
+  for (guint i = 0; i < msgs->len; i++)
+    g_assert_cmpint (((CatchupMessage *) msgs->pdata[i])->ts, >=, since);
+}
+
+/* Search and memory building on a pruned room see only what is left. */
+static void
+assert_room_usable (CatchupStore *store, gint64 room)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) gone = catchup_store_search (store, room, "quokka", 0, &error);
+  g_autoptr (GPtrArray) hits = catchup_store_search (store, room, "zebrafish review", 0, &error);
+  g_autoptr (GPtrArray) window = catchup_store_before (store, room, NULL, 10, &error);
+  g_autoptr (CatchupMemory) mem = NULL;
+  CatchupMemoryOptions opts;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (gone->len, ==, 0);
+  g_assert_cmpuint (hits->len, >, 0);
+  assert_all_since (hits, PRUNE_CUTOFF);
+  catchup_memory_options_init (&opts);
+  mem = catchup_memory_build (store, room, window, &opts, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (mem->turns->len, >, 0);
+  assert_all_since (mem->turns, PRUNE_CUTOFF);
+}
+
+static void
+test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  static const char *const names[] = { "#room", "#other", "#gone", "#recent", NULL };
+  g_autoptr (GPtrArray) room_msgs = prune_messages ("r", 150, 1000, 1);  /* 100 before the cutoff */
+  g_autoptr (GPtrArray) other_msgs = prune_messages ("o", 60, 1000, 3);  /* 34 before */
+  g_autoptr (GPtrArray) gone_msgs = prune_messages ("g", 5, 500, 1);     /* all 5 */
+  g_autoptr (GPtrArray) recent_msgs = prune_messages ("n", 20, 2000, 1); /* none */
+  g_autoptr (GPtrArray) late = prune_messages ("late", 1, 3000, 1);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *recent_before = NULL, *recent_after = NULL;
+  g_autofree char *setting = NULL;
+  gint64 other, gone, recent;
+  guint64 n_deleted = 0;
+
+  g_assert_cmpint (prune_room (fx->store, "#room", room_msgs), ==, fx->room);
+  other = prune_room (fx->store, "#other", other_msgs);
+  gone = prune_room (fx->store, "#gone", gone_msgs);
+  recent = prune_room (fx->store, "#recent", recent_msgs);
+  g_assert_true (catchup_store_set_setting (fx->store, gone, "auto", "off", &error));
+  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1050, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
+  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1120, CATCHUP_ROOM_EVENT_PART, "ann", NULL, &error));
+  g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1060, "bob", "bob_", &error));
+  g_assert_true (catchup_store_add_nick_change (fx->store, other, 1130, "bob_", "bob", &error));
+  g_assert_no_error (error);
+  recent_before = index_signature (fx->store, recent);
+
+  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, &n_deleted, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_deleted, ==, 100 + 34 + 5);
+  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages WHERE ts < 1100", 0), ==, 0);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 50);
+  g_assert_cmpint (catchup_store_count (fx->store, other, NULL), ==, 26);
+  g_assert_cmpint (catchup_store_count (fx->store, recent, NULL), ==, 20);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE ts < 1100", 0), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events", 0), ==, 1);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE ts < 1100", 0), ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks", 0), ==, 1);
+  /* an emptied room stays, with its settings and without index rows */
+  g_assert_cmpint (catchup_store_count (fx->store, gone, NULL), ==, 0);
+  setting = catchup_store_get_setting (fx->store, gone, "auto", &error);
+  g_assert_cmpstr (setting, ==, "off");
+  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", gone), ==, 0);
+  /* a room with nothing old is not re-chunked */
+  recent_after = index_signature (fx->store, recent);
+  g_assert_cmpstr (recent_after, ==, recent_before);
+
+  assert_index_fresh (fx->store, names);
+  assert_room_usable (fx->store, fx->room);
+  assert_room_usable (fx->store, other);
+
+  /* the index state survives: a later message extends the pruned index like a fresh one */
+  prune_room (fx->store, "#room", late);
+  assert_index_fresh (fx->store, names);
+
+  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, &n_deleted, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_deleted, ==, 0);
+  g_assert_cmpint (test_sql_count (fx->store, "PRAGMA integrity_check = 1", 0), ==, 0); /* "ok" reads as 0 */
+}
+
 /* ---------- opening files ---------- */
 
 static char *
@@ -685,6 +907,7 @@ main (int argc, char **argv)
   TEST ("search-hostile", test_search);
   TEST ("busy", test_busy);
   TEST ("full", test_full);
+  TEST ("prune", test_prune);
   g_test_add_func ("/catchup/store/migrate-v1", test_migrate_v1);
   g_test_add_func ("/catchup/store/migrate-v2", test_migrate_v2);
   g_test_add_func ("/catchup/store/future-version", test_future_version);
