@@ -451,6 +451,36 @@ catchup_writer_call_finish (CatchupWriter *writer, GAsyncResult *result, GError 
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+static gpointer
+prune_call (CatchupStore *store, gpointer data, GError **error)
+{
+  guint64 n_deleted = 0;
+
+  if (!catchup_store_prune (store, *(gint64 *) data, &n_deleted, error))
+    return NULL;
+  return g_memdup2 (&n_deleted, sizeof n_deleted);
+}
+
+void
+catchup_writer_prune_async (CatchupWriter *writer, gint64 cutoff_ts, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (writer != NULL);
+
+  catchup_writer_call_async (writer, prune_call, g_memdup2 (&cutoff_ts, sizeof cutoff_ts), g_free, g_free,
+                             cancellable, callback, user_data);
+}
+
+gboolean
+catchup_writer_prune_finish (CatchupWriter *writer, GAsyncResult *result, guint64 *n_deleted, GError **error)
+{
+  g_autofree guint64 *n = catchup_writer_call_finish (writer, result, error);
+
+  if (n_deleted)
+    *n_deleted = n ? *n : 0;
+  return n != NULL;
+}
+
 void
 catchup_writer_flush (CatchupWriter *writer)
 {

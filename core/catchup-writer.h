@@ -47,6 +47,14 @@ void catchup_writer_call_async (CatchupWriter *writer, CatchupWriterFunc func, g
                                 GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 gpointer catchup_writer_call_finish (CatchupWriter *writer, GAsyncResult *result, GError **error);
 
+/* Deletes the history older than cutoff_ts (catchup_store_prune) on the worker, after everything queued
+ * before it: retention never makes the main loop wait for the disk. */
+void catchup_writer_prune_async (CatchupWriter *writer, gint64 cutoff_ts, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data);
+/* n_deleted (may be NULL) gets the number of messages deleted. */
+gboolean catchup_writer_prune_finish (CatchupWriter *writer, GAsyncResult *result, guint64 *n_deleted,
+                                      GError **error);
+
 /* Blocks until everything queued so far is written. */
 void catchup_writer_flush (CatchupWriter *writer);
 

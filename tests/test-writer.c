@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "catchup.h"
+#include "catchup-store-private.h"
 #include "catchup-writer.h"
 #include "test-util.h"
 
@@ -206,6 +207,57 @@ count_text (GPtrArray *msgs, const char *text)
   return n;
 }
 
+typedef struct {
+  CatchupWriter *writer;
+  guint64 n_deleted;
+  GError *error;
+  gboolean done;
+} PruneResult;
+
+static void
+prune_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  PruneResult *r = data;
+
+  g_assert_true (catchup_writer_prune_finish (r->writer, res, &r->n_deleted, &r->error));
+  r->done = TRUE;
+}
+
+/* The prune job sees every write queued before it and none queued after. */
+static void
+test_prune (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (GError) error = NULL;
+  PruneResult r = { fx->writer, 0, NULL, FALSE };
+  const gint64 cutoff = 1700000000;
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("line %u about the release", i);
+      add (fx, cutoff - 40 + i, "ann", text, 0);
+    }
+  catchup_writer_add_nick_change (fx->writer, PROTO, ACCOUNT, ROOM, cutoff - 5, "ann", "ann_");
+  catchup_writer_prune_async (fx->writer, cutoff, NULL, prune_done, &r);
+  add (fx, cutoff - 100, "bob", "late playback, after the prune", 0);
+  while (!r.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (r.error);
+  g_assert_cmpuint (r.n_deleted, ==, 40);
+  catchup_writer_flush (fx->writer);
+
+  msgs = stored (fx);
+  g_assert_cmpuint (msgs->len, ==, 21);
+  g_assert_cmpuint (count_text (msgs, "late playback, after the prune"), ==, 1);
+  store = catchup_store_open (fx->path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM nicks", 0), ==, 0);
+  g_assert_true (catchup_store_exec (store, "INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')",
+                                     &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_playback (Fixture *fx, gconstpointer data)
 {
@@ -279,6 +331,7 @@ main (int argc, char **argv)
   ADD ("close", test_close);
   ADD ("read-after-write", test_read_after_write);
   ADD ("cancelled-call", test_cancelled_call);
+  ADD ("prune", test_prune);
   ADD ("playback", test_playback);
   ADD ("events", test_events);
 #undef ADD
