@@ -118,6 +118,10 @@ void catchup_presence_note (const CatchupRoomKey *key, gint64 ts);
 void catchup_presence_start (PurplePlugin *plugin);
 void catchup_presence_stop (void);
 
+/* History retention: prunes what is older than the preference keeps, on load, daily and after a change. */
+void catchup_retention_start (PurplePlugin *plugin);
+void catchup_retention_stop (void);
+
 /* Backfill from the user's chat logs. conv (may be NULL) is where the progress goes; without it, a
  * notification tells the result. */
 void catchup_backfill_room (PurpleAccount *account, const char *name, PurpleConversation *conv);

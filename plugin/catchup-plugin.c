@@ -110,6 +110,7 @@ plugin_load (PurplePlugin *plugin)
   catchup_commands_start (plugin);
   catchup_room_settings_start (plugin);
   catchup_model_start ();
+  catchup_retention_start (plugin);
   purple_signal_connect (purple_get_core (), "quitting", plugin, PURPLE_CALLBACK (on_quitting), NULL);
   return TRUE;
 }
@@ -120,6 +121,7 @@ plugin_unload (PurplePlugin *plugin)
   g_cancellable_cancel (catchup_plugin.cancellable);
   catchup_commands_stop ();
   catchup_model_stop ();
+  catchup_retention_stop ();
   catchup_backfill_stop ();
   catchup_output_stop ();
   catchup_room_settings_stop ();
