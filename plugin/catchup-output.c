@@ -72,6 +72,28 @@ append_line_html (GString *html, const CatchupSummaryLine *line)
     }
 }
 
+/* One debug line per catch-up shown, with a stable wording that the Pidgin smoke test waits for. */
+static void
+log_written (PurpleConversation *conv, const CatchupResult *result)
+{
+  const CatchupSummary *summary = result->summary;
+  g_autoptr (GPtrArray) speakers = g_ptr_array_new ();
+  g_autofree char *joined = NULL;
+
+  for (guint i = 0; summary != NULL && summary->lines != NULL && i < summary->lines->len; i++)
+    {
+      const CatchupSummaryLine *line = summary->lines->pdata[i];
+
+      if (line->speaker != NULL && !g_ptr_array_find_with_equal_func (speakers, line->speaker, g_str_equal, NULL))
+        g_ptr_array_add (speakers, line->speaker);
+    }
+  g_ptr_array_add (speakers, NULL);
+  joined = g_strjoinv (", ", (char **) speakers->pdata);
+  purple_debug_info ("catchup", "catch-up written to %s: %u messages, %u summary lines, speakers: %s\n",
+                     purple_conversation_get_name (conv), result->window ? result->window->len : 0,
+                     summary && summary->lines ? summary->lines->len : 0, joined);
+}
+
 void
 catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
 {
@@ -79,6 +101,7 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
   g_autoptr (GString) html = g_string_new (NULL);
   g_autofree char *title = g_markup_escape_text (_("Catch-up"), -1);
 
+  log_written (conv, result);
   g_string_append_printf (html, "<b>%s</b>: ", title);
   if (summary == NULL || (summary->headline == NULL && (summary->lines == NULL || summary->lines->len == 0)))
     {

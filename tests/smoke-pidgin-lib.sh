@@ -3,7 +3,7 @@
 # folder whose plugins/ holds the built catchup.so, whose prefs load it, with an IRC account alice@127.0.0.1 and
 # the chat #smoke that joins on sign-on. smoke_start_pidgin LOG then starts Pidgin with -d, its debug output in
 # LOG; smoke_wait_ready waits for the plugin and the buddy list, smoke_wait_chat for the chat window.
-# Sets: dir (the config folder), artifacts, port (empty without ngircd), DISPLAY, status (0 until a check fails).
+# Sets: dir (the config folder), extra_pids (killed on exit too, with Pidgin and the servers), artifacts, port (empty without ngircd), DISPLAY, status (0 until a check fails).
 # Skips (77) without pidgin, Xvfb, xdotool, ImageMagick's import, xdpyinfo, or when no X server starts.
 
 so=${CATCHUP_PLUGIN_SO:?CATCHUP_PLUGIN_SO is not set}
@@ -18,9 +18,9 @@ done
 [ -f "$so" ] || { echo "the built plugin $so is missing"; exit 1; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/catchup-smoke-XXXXXX") || exit 99
-xvfb_pid= ngircd_pid= pidgin_pid=
+xvfb_pid= ngircd_pid= pidgin_pid= extra_pids=
 cleanup() {
-  for pid in $pidgin_pid $ngircd_pid $xvfb_pid; do kill "$pid" 2>/dev/null; done
+  for pid in $extra_pids $pidgin_pid $ngircd_pid $xvfb_pid; do kill "$pid" 2>/dev/null; done
   wait 2>/dev/null
   rm -rf "$dir"
 }
