@@ -30,8 +30,8 @@ prune_done (GObject *source, GAsyncResult *res, gpointer data)
   if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (res))))
     return;
   if (catchup_writer_prune_finish (catchup_plugin.writer, res, &n_deleted, &error))
-    purple_debug_info ("catchup", "retention: deleted %" G_GUINT64_FORMAT " messages older than %d days\n",
-                       n_deleted, GPOINTER_TO_INT (data));
+    purple_debug_info ("catchup", "retention of %d days: deleted %" G_GUINT64_FORMAT " messages\n",
+                       GPOINTER_TO_INT (data), n_deleted);
   else
     purple_debug_warning ("catchup", "retention: %s\n", error->message);
 }

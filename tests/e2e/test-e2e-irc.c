@@ -743,6 +743,76 @@ test_forget (void)
   g_assert_cmpuint (msgs->len, ==, 0);
 }
 
+/* A room only the store knows, so that pruning it leaves the other tests' history alone. */
+#define RETAINED "#retained"
+#define DAY (24 * 60 * 60)
+
+/* Two lines from three days ago and one from an hour ago, written by a connection of the test's own. */
+static void
+store_aged_lines (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = catchup_store_open (fx.db_path, &error);
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  g_autofree char *account = g_strdup (purple_normalize (fx.account, purple_account_get_username (fx.account)));
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  gint64 room;
+
+  g_assert_no_error (error);
+  room = catchup_store_ensure_room (store, "prpl-irc", account, RETAINED, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (msgs, catchup_message_new ("old-1", now - 3 * DAY, "mira", "the old plan for the pidfile"));
+  g_ptr_array_add (msgs, catchup_message_new ("old-2", now - 3 * DAY + 5, "jonas", "and its old fallback"));
+  g_ptr_array_add (msgs, catchup_message_new ("new-1", now - 3600, "mira", "the new plan stays"));
+  g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static guint
+retained_count (void)
+{
+  g_autoptr (GPtrArray) msgs = room_messages (RETAINED);
+
+  return msgs->len;
+}
+
+static gboolean
+only_recent_left (gpointer data)
+{
+  if (retained_count () == 1)
+    return TRUE;
+  g_usleep (50000);
+  return FALSE;
+}
+
+static void
+test_retention (void)
+{
+  g_autoptr (GPtrArray) left = NULL;
+
+  /* 0 keeps everything, also across a load. */
+  store_aged_lines ();
+  g_assert_true (purple_plugin_unload (fx.plugin));
+  g_assert_true (purple_plugin_load (fx.plugin));
+  e2e_spin (1000);
+  g_assert_cmpuint (retained_count (), ==, 3);
+
+  /* A change of the preference prunes soon after. */
+  purple_prefs_set_int ("/plugins/core/catchup/retention_days", 1);
+  g_assert_true (e2e_wait (only_recent_left, NULL, 15000));
+  left = room_messages (RETAINED);
+  g_assert_cmpstr (((CatchupMessage *) left->pdata[0])->id, ==, "new-1");
+
+  /* So does loading the plugin. */
+  g_assert_true (purple_plugin_unload (fx.plugin));
+  store_aged_lines ();
+  g_assert_cmpuint (retained_count (), ==, 3);
+  g_assert_true (purple_plugin_load (fx.plugin));
+  g_assert_true (e2e_wait (only_recent_left, NULL, 15000));
+
+  purple_prefs_set_int ("/plugins/core/catchup/retention_days", 0);
+}
+
 static void
 configure_irc (PurpleAccount *account, gpointer data)
 {
@@ -790,6 +860,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/close-mid-catchup", test_close_mid_catchup);
   g_test_add_func ("/catchup/e2e-irc/unload-mid-catchup", test_unload_mid_catchup);
   g_test_add_func ("/catchup/e2e-irc/forget", test_forget);
+  g_test_add_func ("/catchup/e2e-irc/retention", test_retention);
   rc = g_test_run ();
 
   e2e_client_quit ();
