@@ -4,7 +4,7 @@
 
 #include "catchup-text.h"
 
-/* English function words and chat filler: they carry no evidence for retrieval. Sorted for bsearch. */
+/* English function words and chat filler: they carry no evidence for retrieval. */
 static const char *const stop_words[] = {
   "a", "about", "above", "after", "again", "against", "ah", "all", "also", "am", "an", "and", "any", "are",
   "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can",
@@ -20,16 +20,21 @@ static const char *const stop_words[] = {
   "you", "your", "yours", "yourself", "yourselves",
 };
 
-static int
-cmp_str (const void *a, const void *b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 gboolean
 catchup_text_is_stop_word (const char *word)
 {
-  return bsearch (&word, stop_words, G_N_ELEMENTS (stop_words), sizeof (char *), cmp_str) != NULL;
+  static GHashTable *set;
+
+  /* asked for every word of every message: a hash set, filled once (GHashTable lookups are thread-safe) */
+  if (g_once_init_enter (&set))
+    {
+      GHashTable *s = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
+        g_hash_table_add (s, (gpointer) stop_words[i]);
+      g_once_init_leave (&set, s);
+    }
+  return g_hash_table_contains (set, word);
 }
 
 static gboolean
@@ -127,8 +132,18 @@ text_words (const char *text, gboolean stem, gboolean drop_stop)
 
   for (const char *p = folded; *p; p = g_utf8_next_char (p))
     {
-      gunichar c = g_utf8_get_char (p);
+      gunichar c;
 
+      if ((guchar) *p < 0x80)
+        {
+          /* ASCII needs no Unicode tables */
+          if (g_ascii_isalnum (*p))
+            g_string_append_c (word, *p);
+          else
+            emit (word, stem, drop_stop, out);
+          continue;
+        }
+      c = g_utf8_get_char (p);
       if (is_cjk (c))
         {
           emit (word, stem, drop_stop, out);
@@ -156,7 +171,11 @@ catchup_text_join (GPtrArray *terms)
   g_autoptr (GString) s = g_string_new (NULL);
 
   for (guint i = 0; i < terms->len; i++)
-    g_string_append_printf (s, "%s%s", i ? " " : "", (const char *) terms->pdata[i]);
+    {
+      if (i)
+        g_string_append_c (s, ' ');
+      g_string_append (s, terms->pdata[i]);
+    }
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
@@ -197,9 +216,10 @@ catchup_text_count_tokens (const char *text)
     text = valid = g_utf8_make_valid (text, -1);
   for (const char *p = text; *p; p = g_utf8_next_char (p))
     {
-      gunichar c = g_utf8_get_char (p);
+      gunichar c = (guchar) *p < 0x80 ? (gunichar) *p : g_utf8_get_char (p);
+      gboolean word = c < 0x80 ? (g_ascii_isalnum (c) || c == '_') : is_word_char (c);
 
-      if (is_word_char (c))
+      if (word)
         {
           n += !in_word;
           in_word = TRUE;
