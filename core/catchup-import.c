@@ -216,6 +216,7 @@ typedef struct {
   Importer imp;
   gint64 room;        /* override, or 0 */
   GHashTable *rooms;  /* room name -> gint64 id */
+  JsonParser *parser; /* one for the whole file: a parser per line cost a tenth of the import */
 } JsonImport;
 
 /* A string member; absent is fine when optional (*out = NULL), a non-string value never is. */
@@ -262,9 +263,8 @@ member_id (JsonObject *obj, char **out, GError **error)
 
 /* The record's message, and its room name when the record must name one. */
 static CatchupMessage *
-parse_record (const char *line, gboolean need_room, char **room_name, GError **error)
+parse_record (JsonParser *parser, const char *line, gboolean need_room, char **room_name, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) json_error = NULL;
   g_autofree char *id = NULL;
   const char *room = NULL, *ts_text, *speaker, *text, *alias;
@@ -324,7 +324,7 @@ json_line (const char *line, guint64 number, gpointer data, GError **error)
   gint64 room = job->room;
 
   job->imp.result->read++;
-  msg = parse_record (line, job->room == 0, &room_name, &bad);
+  msg = parse_record (job->parser, line, job->room == 0, &room_name, &bad);
   if (msg == NULL)
     {
       add_problem (job->imp.result, number, bad->message);
@@ -347,9 +347,11 @@ jsonl_stream (CatchupStore *store, GInputStream *input, gint64 room, const char 
 
   importer_init (&job.imp, store, result);
   job.rooms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  job.parser = json_parser_new ();
   ok = read_lines (input, json_line, &job, cancellable, error) && importer_flush (&job.imp, error);
   importer_clear (&job.imp);
   g_hash_table_unref (job.rooms);
+  g_object_unref (job.parser);
   return ok;
 }
 
