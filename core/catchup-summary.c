@@ -784,7 +784,7 @@ add_agreement (GPtrArray *ctx, const Candidate *c, GPtrArray *window)
       g_string_append_printf (names, "%s%s", i ? ", " : "", who);
     }
     if (yes->len > 0)
-      /* Translators: who assented to the line above, e.g. "agreed: pbaird, tkovac" */
+      /* Translators: who assented to the line above, e.g. "agreed: olu, priya" */
       g_ptr_array_add (ctx, g_strdup_printf (_("agreed: %s"), names->str));
   }
 }
@@ -816,7 +816,7 @@ add_reply (GPtrArray *ctx, const Resolver *r, const Candidate *c, GPtrArray *win
     g_autofree char *text = excerpt (reply->clean, NULL, r->profile->context_chars);
     g_autofree char *who = sanitize (m->speaker);
     g_autofree char *when = format_time (m->ts, C_("time", "%a %H:%M"));
-    /* Translators: a short answer to the line above: "reply: tkovac (10:21): yes, both" */
+    /* Translators: a short answer to the line above: "reply: olu (10:21): yes, both" */
     g_ptr_array_add (ctx, g_strdup_printf (_("reply: %s (%s): %s"), who, when, text));
   }
   if (!answered)

@@ -659,7 +659,7 @@ cmd_memory (int argc, char **argv)
   if (!tool_parse (&argc, &argv, NULL,
                    _("Build the catch-up memory for a window of a room from the history before it."),
                    _("The window runs from message id FIRST to LAST, inclusive (ids as imported).\n\n"
-                     "Example:\n  catchup memory --room libfoo-dev --window m0637..m0679 --method remember --json"),
+                     "Example:\n  catchup memory --room larkspur-ops --window s0340..s0413 --method remember --json"),
                    entries, &error)
       || !tool_require (range, "--window", &error)
       || !tool_parse_range (range, &first, &last, &error)
@@ -715,7 +715,7 @@ cmd_recall (int argc, char **argv)
 
   if (!tool_parse (&argc, &argv, NULL,
                    _("Collect the turns of a room's whole history that answer a question, within a token budget."),
-                   _("Example:\n  catchup recall --room libfoo-dev --query \"when is the 3.0 release?\" --json"),
+                   _("Example:\n  catchup recall --room larkspur-ops --query \"when does the spring sale start?\" --json"),
                    entries, &error)
       || !tool_require (query, "--query", &error)
       || (store = memory_args_open (&a, &room, &copts, &config, &error)) == NULL)
@@ -827,9 +827,9 @@ cmd_summarize (int argc, char **argv)
                    _("Summarise a window of a room, with references to earlier history spelled out."),
                    _("Give exactly one of --last, --since and --window.\n\n"
                      "Examples:\n"
-                     "  catchup summarize --room libfoo-dev --last 60\n"
-                     "  catchup summarize --room libfoo-dev --since 2h --length short\n"
-                     "  catchup summarize --room libfoo-dev --since 2026-03-12T09:00:00Z --json"),
+                     "  catchup summarize --room larkspur-ops --last 60\n"
+                     "  catchup summarize --room larkspur-ops --since 2h --length short\n"
+                     "  catchup summarize --room larkspur-ops --since 2026-03-06T09:00:00Z --json"),
                    entries, &error)
        && summarize_window (last_n, since, range, &spec, &error)
        && (length == NULL || tool_parse_length (length, &opts.length, &error))
@@ -1135,7 +1135,7 @@ cmd_embed (int argc, char **argv)
   if (!tool_parse (&argc, &argv, NULL, _("Compute the embedding model's vectors of a room's history."),
                    _("A catch-up with an embedding model reads stored vectors and embeds only its own queries. The "
                      "plugin computes them as messages arrive; this command does it for imported history.\n\n"
-                     "Example:\n  catchup embed --room libfoo-dev --endpoint http://localhost:11434/v1 "
+                     "Example:\n  catchup embed --room larkspur-ops --endpoint http://localhost:11434/v1 "
                      "--embed-model nomic-embed-text"),
                    entries, &error)
       || !model_config (&m, &config, &configured, &error))
