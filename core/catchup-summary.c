@@ -669,12 +669,50 @@ same_topic (const CatchupMessage *a, const CatchupMessage *b)
   return overlap (tb, set) >= 2;
 }
 
+/* Words of an expression that name something: "the same unit" names a unit, "same" points back. */
+static GPtrArray *
+naming_terms (const char *expression)
+{
+  static const char *const pointers[] = { "usual", "new", "old", "last", "next", "first" };
+  GPtrArray *terms = terms_of (expression);
+
+  for (guint i = terms->len; i-- > 0;)
+    for (guint k = 0; k < G_N_ELEMENTS (pointers); k++)
+      if (g_str_has_prefix (terms->pdata[i], pointers[k]) && strlen (terms->pdata[i]) <= strlen (pointers[k]) + 1) {
+        g_ptr_array_remove_index (terms, i);
+        break;
+      }
+  return terms;
+}
+
+/*
+ * Whether a memory turn may be shown as what an expression refers to. An extractive summary cannot check
+ * meaning, and a wrong "→" is worse than none: the turn must name one of the expression's words (also written
+ * apart, "fallback" / "fall back"), or, for a bare pronoun or cue, share two words with the line itself.
+ */
+static gboolean
+can_resolve (const CatchupMessage *t, GPtrArray *expr_terms, GHashTable *line_terms)
+{
+  g_autoptr (GPtrArray) terms = terms_of (t->text);
+
+  if (expr_terms->len == 0)
+    return overlap (terms, line_terms) >= 2;
+  for (guint e = 0; e < expr_terms->len; e++)
+    for (guint i = 0; i < terms->len; i++) {
+      g_autofree char *joined = i + 1 < terms->len ? g_strconcat (terms->pdata[i], terms->pdata[i + 1], NULL) : NULL;
+
+      if (g_str_equal (terms->pdata[i], expr_terms->pdata[e]) || g_strcmp0 (joined, expr_terms->pdata[e]) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The turn that resolves the gap, and an earlier version of the same fact when a later turn revised it. */
 static CatchupMessage *
-pick_turn (GPtrArray *turns, gboolean specific, GHashTable *focus, CatchupMessage **earlier)
+pick_turn (GPtrArray *turns, GHashTable *focus, CatchupMessage **earlier)
 {
   CatchupMessage *best = NULL;
-  double best_score = 0;
+  double best_score = -1;
 
   *earlier = NULL;
   for (guint i = 0; i < turns->len; i++) {
@@ -684,10 +722,8 @@ pick_turn (GPtrArray *turns, gboolean specific, GHashTable *focus, CatchupMessag
       best = turns->pdata[i];
     }
   }
-  /* The memory kept these turns for this gap by meaning, not words: with no word in common, the latest is the
-   * likeliest antecedent. Turns kept for other gaps are no evidence at all. */
   if (!best)
-    return specific && turns->len ? turns->pdata[turns->len - 1] : NULL;
+    return NULL;
 
   /* turns is chronological: the last relevant turn on the best one's topic is the current state. */
   CatchupMessage *latest = best;
@@ -721,13 +757,21 @@ quote_turn (const Resolver *r, const CatchupMessage *t, GHashTable *focus, guint
 }
 
 static char *
-resolve_gap (const Resolver *r, const CatchupGap *gap, guint g, GPtrArray *extra)
+resolve_gap (const Resolver *r, const CatchupGap *gap, guint g, GHashTable *line_terms, GPtrArray *extra)
 {
   gboolean specific = FALSE;
-  g_autoptr (GPtrArray) turns = turns_for_gap (r->mem, g, &specific);
+  g_autoptr (GPtrArray) kept = turns_for_gap (r->mem, g, &specific);
+  g_autoptr (GPtrArray) turns = g_ptr_array_new ();
+  g_autoptr (GPtrArray) expr_terms = naming_terms (gap->expression);
   g_autoptr (GHashTable) focus = gap_focus (gap);
   CatchupMessage *earlier = NULL;
-  CatchupMessage *turn = pick_turn (turns, specific, focus, &earlier);
+  CatchupMessage *turn;
+
+  /* turns kept for other gaps are no evidence for this one */
+  for (guint i = 0; specific && i < kept->len; i++)
+    if (can_resolve (kept->pdata[i], expr_terms, line_terms))
+      g_ptr_array_add (turns, kept->pdata[i]);
+  turn = pick_turn (turns, focus, &earlier);
 
   if (!turn)
     return NULL;
@@ -764,7 +808,8 @@ add_gap_context (GPtrArray *ctx, const Resolver *r, const Candidate *c)
   for (guint i = 0; r->mem && i < c->gaps->len; i++) {
     guint g = g_array_index (c->gaps, guint, i);
     g_autoptr (GPtrArray) extra = g_ptr_array_new_with_free_func (g_free);
-    char *line = resolve_gap (r, r->mem->gaps->pdata[g], g, extra);
+    g_autoptr (GHashTable) line_terms = term_set (c->terms);
+    char *line = resolve_gap (r, r->mem->gaps->pdata[g], g, line_terms, extra);
     if (line)
       g_ptr_array_add (ctx, line);
     g_ptr_array_extend_and_steal (ctx, g_steal_pointer (&extra));
