@@ -301,6 +301,25 @@ test_gap_context (void)
   memory_free (mem);
 }
 
+/* A memory turn that does not name what the expression names is no resolution, however it was retrieved. */
+static void
+test_unnamed_referent (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
+  CatchupMemory *mem = memory_new (history, G_N_ELEMENTS (history));
+  static const char *const wrong_turns[] = { "h02", "h03", NULL };
+  memory_add_gap (mem, "i02", "that fallback", "that fallback broker switch", wrong_turns);
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_DETAILED);
+  const CatchupSummaryLine *line = line_for (s, "i02");
+
+  g_assert_nonnull (line);
+  for (guint i = 0; i < line->context->len; i++)
+    g_assert_null (strstr (line->context->pdata[i], "that fallback"));
+  g_assert_false (has_context (s, "lunch"));
+  g_assert_false (has_context (s, "deploy window is Tuesday"));
+  memory_free (mem);
+}
+
 static void
 test_revised (void)
 {
@@ -460,6 +479,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reply", test_reply);
   g_test_add_func ("/catchup/summary/length", test_length);
   g_test_add_func ("/catchup/summary/gap-context", test_gap_context);
+  g_test_add_func ("/catchup/summary/unnamed-referent", test_unnamed_referent);
   g_test_add_func ("/catchup/summary/revised", test_revised);
   g_test_add_func ("/catchup/summary/old-memory", test_old_memory);
   g_test_add_func ("/catchup/summary/empty", test_empty);
