@@ -141,6 +141,7 @@ answer (gpointer data)
   else if (a->type == PURPLE_REQUEST_FIELDS && a->cb != NULL)
     ((PurpleRequestFieldsCb) a->cb) (a->user_data, a->fields);
   purple_request_close (a->type, a->handle);
+  e2e_requests.n_answered++;
   g_free (a);
   return G_SOURCE_REMOVE;
 }
@@ -272,6 +273,31 @@ static PurpleNotifyUiOps notify_ops = {
   .notify_message = notify_message,
 };
 
+/* ---------- buddy list ---------- */
+
+/* What the protocol needs to join room, as its "Join a Chat" dialog would fill in. */
+static GHashTable *
+chat_components (PurpleAccount *account, const char *room)
+{
+  PurpleConnection *gc = purple_account_get_connection (account);
+  PurplePluginProtocolInfo *prpl = PURPLE_PLUGIN_PROTOCOL_INFO (purple_connection_get_prpl (gc));
+
+  return prpl->chat_info_defaults (gc, room);
+}
+
+/* Pidgin and Finch leave the save hooks empty, so libpurple fills in its own, which write blist.xml after every
+ * change. With no blist UI ops at all it never writes it, and nothing of the buddy list outlives the client. */
+static PurpleBlistUiOps blist_ops;
+
+PurpleChat *
+e2e_blist_add_chat (PurpleAccount *account, const char *room)
+{
+  PurpleChat *chat = purple_chat_new (account, NULL, chat_components (account, room));
+
+  purple_blist_add_chat (chat, NULL, NULL);
+  return chat;
+}
+
 /* ---------- sanitizer builds ---------- */
 
 /* LeakSanitizer reads this when the tests are built with --enable-sanitizers. What libpurple, GStreamer and
@@ -311,6 +337,7 @@ e2e_client_init (const char *user_dir)
   purple_conversations_set_ui_ops (&conv_ops);
   purple_request_set_ui_ops (&request_ops);
   purple_notify_set_ui_ops (&notify_ops);
+  purple_blist_set_ui_ops (&blist_ops);
   g_assert_true (purple_core_init (UI_ID));
   purple_set_blist (purple_blist_new ());
   purple_blist_load ();
@@ -421,12 +448,10 @@ conv_joined (gpointer data)
 PurpleConversation *
 e2e_join (PurpleAccount *account, const char *room, const char *conv_name)
 {
-  PurpleConnection *gc = purple_account_get_connection (account);
-  PurplePluginProtocolInfo *prpl = PURPLE_PLUGIN_PROTOCOL_INFO (purple_connection_get_prpl (gc));
-  GHashTable *components = prpl->chat_info_defaults (gc, room);
+  GHashTable *components = chat_components (account, room);
   ConvQuery q = { account, conv_name };
 
-  serv_join_chat (gc, components);
+  serv_join_chat (purple_account_get_connection (account), components);
   g_hash_table_destroy (components);
   g_assert_true (e2e_wait (conv_joined, &q, 20000));
   return purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, conv_name, account);

@@ -5,6 +5,7 @@
 #include <gio/gio.h>
 
 #include <account.h>
+#include <blist.h>
 #include <conversation.h>
 #include <notify.h>
 #include <plugin.h>
@@ -28,6 +29,7 @@ typedef struct {
   GHashTable *seen_fields;    /* filled: field id -> text shown in the last fields dialog */
   guint n_fields_dialogs;
   guint n_action_dialogs;
+  guint n_answered;           /* dialogs whose callback ran */
 } E2eRequests;
 
 extern GPtrArray *e2e_lines;  /* E2eLine, everything written */
@@ -46,6 +48,8 @@ void e2e_spin (guint ms);
 PurpleAccount *e2e_account_online (const char *username, const char *protocol, const char *password,
                                    void (*configure) (PurpleAccount *, gpointer), gpointer data);
 PurpleConversation *e2e_join (PurpleAccount *account, const char *room, const char *conv_name);
+/* Puts room into the buddy list, as "Add Chat" does. */
+PurpleChat *e2e_blist_add_chat (PurpleAccount *account, const char *room);
 
 /* Lines written into conv (by name) after index from with all of flags; returns the first index or -1. */
 int e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring);
