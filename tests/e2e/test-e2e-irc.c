@@ -33,6 +33,7 @@ static struct {
   char *dir;
   GSubprocess *ngircd;
   guint16 port;
+  char *self;            /* this program, run again for a restart */
   PurplePlugin *plugin;
   PurpleAccount *account;
   PurpleConversation *conv;
@@ -820,13 +821,170 @@ configure_irc (PurpleAccount *account, gpointer data)
   purple_account_set_bool (account, "ssl", FALSE);
 }
 
+/* ---------- settings across a restart of the client ---------- */
+
+/* The test program run again as a client of its own: a fresh libpurple core on a user dir another one left. */
+#define RESTART_ARG "--restart-client"
+/* A room in the buddy list keeps its settings on its node in blist.xml; one outside it, in the store. */
+#define LISTED "#listed"
+#define UNLISTED "#unlisted"
+
+/* Field id, text; every setting away from its default and the two rooms apart, so no value passes by chance. */
+static const char *const listed_values[] = {
+  "catchup-index", "0", "catchup-auto", "0", "catchup-threshold", "7", "catchup-budget", "1500",
+  "catchup-max-window", "250", "catchup-language", "de", "catchup-length", "0", "catchup-allow-post", "1", NULL
+};
+static const char *const unlisted_values[] = {
+  "catchup-index", "0", "catchup-auto", "0", "catchup-threshold", "9", "catchup-budget", "3000",
+  "catchup-max-window", "120", "catchup-language", "fr", "catchup-length", "2", "catchup-allow-post", "1", NULL
+};
+
+static gboolean
+answered_since (gpointer data)
+{
+  return e2e_requests.n_answered > GPOINTER_TO_UINT (data);
+}
+
+/* Opens the room's settings dialog and saves it, with values (field id, text, ...) typed in if not NULL. */
+static void
+settings_dialog (PurpleConversation *conv, const char *const *values)
+{
+  g_autoptr (GHashTable) typed = g_hash_table_new (g_str_hash, g_str_equal);
+  guint answered = e2e_requests.n_answered;
+
+  for (guint i = 0; values != NULL && values[i] != NULL; i += 2)
+    g_hash_table_insert (typed, (gpointer) values[i], (gpointer) values[i + 1]);
+  e2e_requests.field_values = typed;
+  fx.conv = conv;
+  do_command ("catchup settings");
+  e2e_requests.field_values = NULL;
+  g_assert_true (e2e_wait (answered_since, GUINT_TO_POINTER (answered), 5000));
+}
+
+/* The last dialog showed exactly these settings or, with differ, none of these values: each one a change. */
+static void
+assert_shown (const char *const *values, gboolean differ)
+{
+  g_assert_cmpuint (g_hash_table_size (e2e_requests.seen_fields), ==, g_strv_length ((char **) values) / 2);
+  for (guint i = 0; values[i] != NULL; i += 2)
+    {
+      const char *shown = g_hash_table_lookup (e2e_requests.seen_fields, values[i]);
+
+      /* An empty text field reads back as no text at all. */
+      g_assert_true (g_hash_table_contains (e2e_requests.seen_fields, values[i]));
+      shown = shown ? shown : "";
+      if (differ)
+        g_assert_cmpstr (shown, !=, values[i + 1]);
+      else
+        g_assert_cmpstr (shown, ==, values[i + 1]);
+    }
+}
+
+static gboolean
+unlisted_line_written (gpointer data)
+{
+  LineQuery *q = data;
+
+  return e2e_find_line (UNLISTED, q->from, 0, q->needle) >= 0;
+}
+
+/* One run of the client: "write" saves both rooms' settings, "read" checks what the dialogs show. */
+static int
+restart_client (const char *phase, const char *user_dir, const char *port)
+{
+  gboolean write = strcmp (phase, "write") == 0;
+  PurpleConversation *listed, *unlisted;
+
+  fx.port = atoi (port);
+  e2e_client_init (user_dir);
+  fx.plugin = e2e_load_plugin ();
+  fx.account = e2e_account_online ("bob@127.0.0.1", "prpl-irc", NULL, configure_irc, NULL);
+  if (write)
+    e2e_blist_add_chat (fx.account, LISTED);
+  g_assert_nonnull (purple_blist_find_chat (fx.account, LISTED));
+  g_assert_null (purple_blist_find_chat (fx.account, UNLISTED));
+  listed = e2e_join (fx.account, LISTED, LISTED);
+  unlisted = e2e_join (fx.account, UNLISTED, UNLISTED);
+  if (write)
+    {
+      settings_dialog (listed, listed_values);
+      assert_shown (listed_values, TRUE);
+      settings_dialog (unlisted, unlisted_values);
+      assert_shown (unlisted_values, TRUE);
+    }
+  else
+    {
+      /* The store's settings of the unlisted room are read on joining it; the status is queued behind them. */
+      LineQuery status = { lines_now (), "Database:" };
+
+      fx.conv = unlisted;
+      do_command ("catchup status");
+      g_assert_true (e2e_wait (unlisted_line_written, &status, 10000));
+      settings_dialog (listed, NULL);
+      assert_shown (listed_values, FALSE);
+      settings_dialog (unlisted, NULL);
+      assert_shown (unlisted_values, FALSE);
+      /* Read from the node, not from a copy in the store. */
+      g_assert_cmpint (purple_blist_node_get_int ((PurpleBlistNode *) purple_blist_find_chat (fx.account, LISTED),
+                                                  "catchup-threshold"), ==, 7);
+    }
+  /* As a user's quit: the core writes blist.xml, the plugin what it still has queued for the store. */
+  e2e_client_quit ();
+  return 0;
+}
+
+static void
+client_exited (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  *(int *) data = g_subprocess_wait_check_finish (G_SUBPROCESS (source), res, &error) ? 1 : 2;
+  if (error != NULL)
+    g_printerr ("restarted client: %s\n", error->message);
+}
+
+static gboolean
+client_done (gpointer data)
+{
+  return *(int *) data != 0;
+}
+
+static void
+run_client (const char *phase, const char *user_dir)
+{
+  g_autofree char *port = g_strdup_printf ("%u", fx.port);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) client =
+    g_subprocess_newv ((const char *const[]) { fx.self, RESTART_ARG, phase, user_dir, port, NULL },
+                       G_SUBPROCESS_FLAGS_NONE, &error);
+  int outcome = 0;
+
+  g_assert_no_error (error);
+  /* Waited for from the main loop: alice's connection and the raw participants stay answered meanwhile. */
+  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
+  g_assert_true (e2e_wait (client_done, &outcome, 60000));
+  g_assert_cmpint (outcome, ==, 1);
+}
+
+static void
+test_settings_restart (void)
+{
+  g_autofree char *user_dir = g_build_filename (fx.dir, "restarted", NULL);
+
+  run_client ("write", user_dir);
+  run_client ("read", user_dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_autofree char *user_dir = NULL;
   int rc;
 
+  fx.self = g_find_program_in_path (argv[0]);
   g_test_init (&argc, &argv, NULL);
+  if (argc == 5 && strcmp (argv[1], RESTART_ARG) == 0)
+    return restart_client (argv[2], argv[3], argv[4]);
   fx.dir = test_tmp_dir ("catchup-e2e-irc-XXXXXX");
   if (!start_ngircd ())
     {
@@ -857,6 +1015,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/backfill-all", test_backfill_all);
   g_test_add_func ("/catchup/e2e-irc/post", test_post);
   g_test_add_func ("/catchup/e2e-irc/settings-persist", test_settings_persist);
+  g_test_add_func ("/catchup/e2e-irc/settings-restart", test_settings_restart);
   g_test_add_func ("/catchup/e2e-irc/close-mid-catchup", test_close_mid_catchup);
   g_test_add_func ("/catchup/e2e-irc/unload-mid-catchup", test_unload_mid_catchup);
   g_test_add_func ("/catchup/e2e-irc/forget", test_forget);
@@ -868,5 +1027,6 @@ main (int argc, char **argv)
   g_subprocess_wait (fx.ngircd, NULL, NULL);
   g_object_unref (fx.ngircd);
   test_remove_tree (fx.dir);
+  g_free (fx.self);
   return rc;
 }
