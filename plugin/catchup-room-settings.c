@@ -312,9 +312,10 @@ save_fallback (PurpleAccount *account, const char *name, const CatchupRoomSettin
   for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
     g_hash_table_insert (job->values, (gpointer) settings[i].node_key, to_text (in, &settings[i]));
   cache_values (job->key, job->values);
+  /* Not cancelled by an unload right after the save: the writer still runs what was queued before it stops. */
   if (catchup_plugin.writer != NULL)
-    catchup_writer_call_async (catchup_plugin.writer, write_fallback, job, fallback_job_free, NULL,
-                               catchup_plugin.cancellable, NULL, NULL);
+    catchup_writer_call_async (catchup_plugin.writer, write_fallback, job, fallback_job_free, NULL, NULL, NULL,
+                               NULL);
   else
     fallback_job_free (job);
 }

@@ -684,25 +684,85 @@ test_post (void)
   purple_prefs_set_bool ("/plugins/core/catchup/defaults/allow_post", FALSE);
 }
 
+static gboolean
+answered_since (gpointer data)
+{
+  return e2e_requests.n_answered > GPOINTER_TO_UINT (data);
+}
+
+/* Opens the room's settings dialog and saves it, with values (field id, text, ...) typed in if not NULL. */
+static void
+settings_dialog (PurpleConversation *conv, const char *const *values)
+{
+  g_autoptr (GHashTable) typed = g_hash_table_new (g_str_hash, g_str_equal);
+  guint answered = e2e_requests.n_answered;
+
+  for (guint i = 0; values != NULL && values[i] != NULL; i += 2)
+    g_hash_table_insert (typed, (gpointer) values[i], (gpointer) values[i + 1]);
+  e2e_requests.field_values = typed;
+  fx.conv = conv;
+  do_command ("catchup settings");
+  e2e_requests.field_values = NULL;
+  g_assert_true (e2e_wait (answered_since, GUINT_TO_POINTER (answered), 5000));
+}
+
+/* The last dialog showed exactly these settings or, with differ, none of these values: each one a change. */
+static void
+assert_shown (const char *const *values, gboolean differ)
+{
+  g_assert_cmpuint (g_hash_table_size (e2e_requests.seen_fields), ==, g_strv_length ((char **) values) / 2);
+  for (guint i = 0; values[i] != NULL; i += 2)
+    {
+      const char *shown = g_hash_table_lookup (e2e_requests.seen_fields, values[i]);
+
+      /* An empty text field reads back as no text at all. */
+      g_assert_true (g_hash_table_contains (e2e_requests.seen_fields, values[i]));
+      shown = shown ? shown : "";
+      if (differ)
+        g_assert_cmpstr (shown, !=, values[i + 1]);
+      else
+        g_assert_cmpstr (shown, ==, values[i + 1]);
+    }
+}
+
+typedef struct {
+  const char *conv;
+  guint from;
+} StatusQuery;
+
+static gboolean
+status_shown (gpointer data)
+{
+  StatusQuery *q = data;
+
+  return e2e_find_line (q->conv, q->from, 0, "Database:") >= 0;
+}
+
+/* The store's settings of a room outside the buddy list are read when it is joined or the plugin loaded, and the
+ * plugin's store calls run in order: once /catchup status has answered, they are in. */
+static void
+wait_store_reads (PurpleConversation *conv)
+{
+  StatusQuery q = { purple_conversation_get_name (conv), lines_now () };
+
+  fx.conv = conv;
+  do_command ("catchup status");
+  g_assert_true (e2e_wait (status_shown, &q, 10000));
+}
+
 static void
 test_settings_persist (void)
 {
-  g_autoptr (GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  static const char *const values[] = { "catchup-threshold", "7", "catchup-allow-post", "1", NULL };
 
-  g_hash_table_insert (values, "catchup-threshold", "7");
-  g_hash_table_insert (values, "catchup-allow-post", "1");
-  e2e_requests.field_values = values;
-  do_command ("catchup settings");
-  e2e_spin (500);
-  e2e_requests.field_values = NULL;
+  settings_dialog (fx.conv, values);
   g_assert_cmpuint (e2e_requests.n_fields_dialogs, ==, 1);
 
-  /* A plugin restart: the room is not in the buddy list, so this goes through the store. */
+  /* A plugin restart right after the save: the room is not in the buddy list, so this goes through the store. */
   g_assert_true (purple_plugin_unload (fx.plugin));
   g_assert_true (purple_plugin_load (fx.plugin));
-  e2e_spin (500);
-  do_command ("catchup settings");
-  e2e_spin (500);
+  wait_store_reads (fx.conv);
+  settings_dialog (fx.conv, NULL);
   g_assert_cmpuint (e2e_requests.n_fields_dialogs, ==, 2);
   g_assert_cmpstr (g_hash_table_lookup (e2e_requests.seen_fields, "catchup-threshold"), ==, "7");
   g_assert_cmpstr (g_hash_table_lookup (e2e_requests.seen_fields, "catchup-allow-post"), ==, "1");
@@ -839,55 +899,6 @@ static const char *const unlisted_values[] = {
   "catchup-max-window", "120", "catchup-language", "fr", "catchup-length", "2", "catchup-allow-post", "1", NULL
 };
 
-static gboolean
-answered_since (gpointer data)
-{
-  return e2e_requests.n_answered > GPOINTER_TO_UINT (data);
-}
-
-/* Opens the room's settings dialog and saves it, with values (field id, text, ...) typed in if not NULL. */
-static void
-settings_dialog (PurpleConversation *conv, const char *const *values)
-{
-  g_autoptr (GHashTable) typed = g_hash_table_new (g_str_hash, g_str_equal);
-  guint answered = e2e_requests.n_answered;
-
-  for (guint i = 0; values != NULL && values[i] != NULL; i += 2)
-    g_hash_table_insert (typed, (gpointer) values[i], (gpointer) values[i + 1]);
-  e2e_requests.field_values = typed;
-  fx.conv = conv;
-  do_command ("catchup settings");
-  e2e_requests.field_values = NULL;
-  g_assert_true (e2e_wait (answered_since, GUINT_TO_POINTER (answered), 5000));
-}
-
-/* The last dialog showed exactly these settings or, with differ, none of these values: each one a change. */
-static void
-assert_shown (const char *const *values, gboolean differ)
-{
-  g_assert_cmpuint (g_hash_table_size (e2e_requests.seen_fields), ==, g_strv_length ((char **) values) / 2);
-  for (guint i = 0; values[i] != NULL; i += 2)
-    {
-      const char *shown = g_hash_table_lookup (e2e_requests.seen_fields, values[i]);
-
-      /* An empty text field reads back as no text at all. */
-      g_assert_true (g_hash_table_contains (e2e_requests.seen_fields, values[i]));
-      shown = shown ? shown : "";
-      if (differ)
-        g_assert_cmpstr (shown, !=, values[i + 1]);
-      else
-        g_assert_cmpstr (shown, ==, values[i + 1]);
-    }
-}
-
-static gboolean
-unlisted_line_written (gpointer data)
-{
-  LineQuery *q = data;
-
-  return e2e_find_line (UNLISTED, q->from, 0, q->needle) >= 0;
-}
-
 /* One run of the client: "write" saves both rooms' settings, "read" checks what the dialogs show. */
 static int
 restart_client (const char *phase, const char *user_dir, const char *port)
@@ -914,12 +925,7 @@ restart_client (const char *phase, const char *user_dir, const char *port)
     }
   else
     {
-      /* The store's settings of the unlisted room are read on joining it; the status is queued behind them. */
-      LineQuery status = { lines_now (), "Database:" };
-
-      fx.conv = unlisted;
-      do_command ("catchup status");
-      g_assert_true (e2e_wait (unlisted_line_written, &status, 10000));
+      wait_store_reads (unlisted);
       settings_dialog (listed, NULL);
       assert_shown (listed_values, FALSE);
       settings_dialog (unlisted, NULL);
