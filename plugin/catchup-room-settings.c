@@ -286,6 +286,71 @@ fallback_read_done (GObject *source, GAsyncResult *result, gpointer data)
   cache_values (key, values);
 }
 
+/* Every stored room's settings, read once at load: rooms rejoined at start-up then find theirs before their
+ * first message is indexed, instead of a moment after the join. GPtrArray of (spec, values) pairs, flat. */
+static gpointer
+read_all_fallbacks (CatchupStore *store, gpointer data, GError **error)
+{
+  g_autoptr (GPtrArray) rooms = catchup_store_list_rooms (store, error);
+  g_autoptr (GPtrArray) out = g_ptr_array_new ();
+
+  if (rooms == NULL)
+    return NULL;
+  for (guint r = 0; r < rooms->len; r++)
+    {
+      CatchupRoomInfo *info = rooms->pdata[r];
+      CatchupRoomKey key = { info->protocol, info->account, info->name, PURPLE_CONV_TYPE_CHAT };
+      FallbackJob job = { &key, NULL };
+      GHashTable *values = read_fallback (store, &job, error);
+
+      if (values == NULL)
+        return NULL;
+      if (g_hash_table_size (values) == 0)
+        {
+          g_hash_table_unref (values);
+          continue;
+        }
+      g_ptr_array_add (out, catchup_room_key_spec (&key));
+      g_ptr_array_add (out, values);
+    }
+  return g_steal_pointer (&out);
+}
+
+static void
+free_fallback_pairs (gpointer data)
+{
+  GPtrArray *pairs = data;
+
+  for (guint i = 0; i + 1 < pairs->len; i += 2)
+    {
+      g_free (pairs->pdata[i]);
+      g_hash_table_unref (pairs->pdata[i + 1]);
+    }
+  g_ptr_array_unref (pairs);
+}
+
+static void
+preload_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  GPtrArray *pairs;
+
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
+  pairs = catchup_writer_call_finish (catchup_plugin.writer, result, &error);
+  if (pairs == NULL)
+    {
+      if (error != NULL)
+        purple_debug_warning ("catchup", "room settings: %s\n", error->message);
+      return;
+    }
+  /* a room read or saved since the preload was queued has fresher values than these */
+  for (guint i = 0; fallback_cache != NULL && i + 1 < pairs->len; i += 2)
+    if (!g_hash_table_contains (fallback_cache, pairs->pdata[i]))
+      g_hash_table_insert (fallback_cache, g_strdup (pairs->pdata[i]), g_hash_table_ref (pairs->pdata[i + 1]));
+  free_fallback_pairs (pairs);
+}
+
 void
 catchup_room_settings_prefetch (PurpleConversation *conv)
 {
@@ -515,6 +580,9 @@ catchup_room_settings_start (PurplePlugin *plugin)
                          PURPLE_CALLBACK (on_blist_menu), NULL);
   purple_signal_connect (purple_conversations_get_handle (), "conversation-extended-menu", plugin,
                          PURPLE_CALLBACK (on_conv_menu), NULL);
+  if (catchup_plugin.writer != NULL)
+    catchup_writer_call_async (catchup_plugin.writer, read_all_fallbacks, NULL, NULL, free_fallback_pairs,
+                               catchup_plugin.cancellable, preload_done, NULL);
   for (GList *l = purple_get_chats (); l != NULL; l = l->next)
     catchup_room_settings_prefetch (l->data);
 }
