@@ -251,8 +251,8 @@ set_watermark (CatchupStore *store, gint64 room, const char *model, gint64 max_r
 }
 
 gboolean
-catchup_embed_cache_fill_full (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
-                               GCancellable *cancellable, guint *computed, GError **error)
+catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder, GCancellable *cancellable,
+                          guint *computed, GError **error)
 {
   Todo todo = { g_ptr_array_new_with_free_func (g_free), g_hash_table_new (g_str_hash, g_str_equal) };
   guint dim = embedder->dim;
@@ -279,13 +279,6 @@ catchup_embed_cache_fill_full (CatchupStore *store, gint64 room, CatchupEmbedder
   g_hash_table_unref (todo.seen);
   g_ptr_array_unref (todo.texts);
   return ok;
-}
-
-gboolean
-catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder, GCancellable *cancellable,
-                          GError **error)
-{
-  return catchup_embed_cache_fill_full (store, room, embedder, cancellable, NULL, error);
 }
 
 gboolean

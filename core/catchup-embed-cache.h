@@ -22,10 +22,8 @@ char *catchup_embed_turn_text (const CatchupMessage *msg);
 /* Embeds, in batches, every chunk text and every turn line of the room that has no vector for the
  * embedder's name yet, and stores the vectors (each batch in its own transaction, so a cancelled or failed
  * fill keeps what it did). computed (may be NULL) gets the number of texts embedded. */
-gboolean catchup_embed_cache_fill_full (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
-                                        GCancellable *cancellable, guint *computed, GError **error);
 gboolean catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
-                                   GCancellable *cancellable, GError **error);
+                                   GCancellable *cancellable, guint *computed, GError **error);
 
 /* Reads one stored vector (dim little-endian float32 values) into out. */
 void catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out);

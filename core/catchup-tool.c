@@ -529,7 +529,7 @@ embed_rooms (CatchupStore *store, GArray *rooms, const CatchupLlmConfig *config,
     {
       guint n = 0;
 
-      if (!catchup_embed_cache_fill_full (store, g_array_index (rooms, gint64, i), embedder, NULL, &n, error))
+      if (!catchup_embed_cache_fill (store, g_array_index (rooms, gint64, i), embedder, NULL, &n, error))
         return FALSE;
       *computed += n;
     }

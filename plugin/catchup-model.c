@@ -79,7 +79,7 @@ fill_all (FillJob *job, GCancellable *cancellable, guint *computed, GError **err
     {
       guint n = 0;
 
-      if (!catchup_embed_cache_fill_full (store, ((CatchupRoomInfo *) rooms->pdata[i])->id, embedder, cancellable,
+      if (!catchup_embed_cache_fill (store, ((CatchupRoomInfo *) rooms->pdata[i])->id, embedder, cancellable,
                                           &n, error))
         return FALSE;
       *computed += n;
