@@ -25,7 +25,6 @@ chunk_query (GPtrArray *terms)
 {
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GPtrArray) uniq = g_ptr_array_new ();
-  g_autoptr (GString) q = g_string_new (NULL);
 
   for (guint i = 0; i < terms->len; i++)
     if (g_hash_table_add (seen, terms->pdata[i]))
@@ -35,19 +34,7 @@ chunk_query (GPtrArray *terms)
       g_ptr_array_sort (uniq, cmp_len_desc);
       g_ptr_array_set_size (uniq, MAX_QUERY_TERMS);
     }
-  for (guint i = 0; i < uniq->len; i++)
-    {
-      /* a quote inside a quoted phrase is doubled: terms given from outside may hold anything */
-      g_string_append (q, i ? " OR \"" : "\"");
-      for (const char *p = uniq->pdata[i]; *p; p++)
-        {
-          if (*p == '"')
-            g_string_append_c (q, '"');
-          g_string_append_c (q, *p);
-        }
-      g_string_append_c (q, '"');
-    }
-  return uniq->len ? g_string_free (g_steal_pointer (&q), FALSE) : NULL;
+  return catchup_text_fts_or (uniq, G_MAXUINT);
 }
 
 static GArray *

@@ -241,16 +241,15 @@ catchup_text_count_turn (const char *speaker, const char *text)
 }
 
 char *
-catchup_text_fts_query (const char *text, guint max_terms)
+catchup_text_fts_or (GPtrArray *terms, guint max_terms)
 {
-  g_autoptr (GPtrArray) words = text_words (text, TRUE, TRUE);
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GString) q = g_string_new (NULL);
   guint n = 0;
 
-  for (guint i = 0; i < words->len && n < max_terms; i++)
+  for (guint i = 0; i < terms->len && n < max_terms; i++)
     {
-      const char *w = words->pdata[i];
+      const char *w = terms->pdata[i];
 
       if (!g_hash_table_add (seen, (gpointer) w))
         continue;
@@ -267,4 +266,12 @@ catchup_text_fts_query (const char *text, guint max_terms)
       g_string_append_c (q, '"');
     }
   return n ? g_string_free (g_steal_pointer (&q), FALSE) : NULL;
+}
+
+char *
+catchup_text_fts_query (const char *text, guint max_terms)
+{
+  g_autoptr (GPtrArray) words = text_words (text, TRUE, TRUE);
+
+  return catchup_text_fts_or (words, max_terms);
 }

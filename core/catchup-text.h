@@ -24,5 +24,7 @@ guint catchup_text_count_turn (const char *speaker, const char *text);
  * quoted; NULL when text has no terms. Safe for any text: quotes, operators, parentheses, '*', '^', emoji, CJK,
  * huge lines. At most max_terms distinct terms. */
 char *catchup_text_fts_query (const char *text, guint max_terms);
+/* The same over terms already cut: the first max_terms distinct ones, each a quoted phrase, OR-ed. */
+char *catchup_text_fts_or (GPtrArray *terms, guint max_terms);
 
 G_END_DECLS
