@@ -239,7 +239,8 @@ chunk_load (Ctx *ctx, gint64 id, GError **error)
 
       if (ctx->before && catchup_pos_cmp (&p, ctx->before) >= 0)
         continue;
-      g_ptr_array_add (c->lines, g_strdup_printf ("%s: %s", m->speaker, m->text));
+      /* the line stored model vectors are keyed by */
+      g_ptr_array_add (c->lines, catchup_embed_turn_text (m));
       g_ptr_array_add (c->terms, catchup_text_terms (c->lines->pdata[c->lines->len - 1], TRUE));
       g_ptr_array_add (c->turns, g_ptr_array_steal_index (all, i--));
     }
