@@ -119,18 +119,16 @@ context_item (JsonNode *item, const Known *k)
   g_autofree char *ref = NULL, *means = NULL, *id = NULL, *when = NULL;
   CatchupMessage *source;
 
-  if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (item));
+  /* A context entry is shown only with the turn it comes from: a bare string or an entry without an id is the
+   * model's word alone, which is exactly what the grounding check exists to keep out. */
   if (!JSON_NODE_HOLDS_OBJECT (item))
     return NULL;
   obj = json_node_get_object (item);
   ref = catchup_llm_json_text (obj, "ref", MAX_LINE_CHARS);
   means = catchup_llm_json_text (obj, "means", MAX_LINE_CHARS);
   id = catchup_llm_json_text (obj, "id", MAX_LINE_CHARS);
-  if (ref == NULL || means == NULL)
+  if (ref == NULL || means == NULL || id == NULL)
     return NULL;
-  if (id == NULL)
-    return g_strdup_printf ("“%s” = %s", ref, means);
   source = g_hash_table_lookup (k->by_id, id);
   if (source == NULL)
     return NULL;
@@ -207,6 +205,9 @@ line_is_grounded (const CatchupSummaryLine *line, const Known *k)
 {
   CatchupMessage *source = line->source_id ? g_hash_table_lookup (k->by_id, line->source_id) : NULL;
 
+  /* a line that names neither who said it nor which message it reports cannot be checked at all */
+  if (line->speaker == NULL && line->source_id == NULL)
+    return FALSE;
   if (line->speaker != NULL && !known_speaker (k, line->speaker))
     return FALSE;
   if (line->source_id != NULL && source == NULL)

@@ -212,6 +212,13 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(2)
         elif kind == "trickle":
             self.send_trickle()
+        elif kind in ("nonfinite", "zerovec") and embeddings:
+            texts = request.get("input", [])
+            texts = [texts] if isinstance(texts, str) else texts
+            bad = "[1e999, 0.5, 0.25, 0.125]" if kind == "nonfinite" else "[0, 0.0, 0, 0]"
+            items = ['{"object": "embedding", "index": %d, "embedding": %s}'
+                     % (i, bad if i == len(texts) - 1 else "[0.5, 0.5, 0.5, 0.5]") for i in range(len(texts))]
+            self.send_raw(200, ('{"object": "list", "data": [%s]}' % ", ".join(items)).encode(), "application/json")
         else:
             if kind == "slow":
                 time.sleep(5)
