@@ -27,10 +27,17 @@ enum {
 /* --- errors and options shared by the subcommands --- */
 
 /* Usage mistakes are reported as G_OPTION_ERROR, everything else is a failure of the run. */
+/* Everything printed that came from chat, a model or a file goes through the one sanitiser: no escape
+ * sequence, control character, bidi override or line break of theirs reaches the terminal. */
+#define SAFE(name, text) g_autofree char *name = catchup_text_sanitize (text)
+
 static int
 tool_fail (GError *error)
 {
-  g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+  /* messages quote lines of files, answers of servers and names from the database */
+  SAFE (message, error->message);
+
+  g_printerr ("%s: %s\n", g_get_prgname (), message);
   if (error->domain == G_OPTION_ERROR)
     {
       g_printerr (_("Run “%s --help” for usage.\n"), g_get_prgname ());
@@ -347,8 +354,11 @@ static void
 print_turn (const CatchupMessage *msg, const char *note)
 {
   g_autofree char *iso = catchup_time_format_iso (msg->ts);
+  SAFE (id, msg->id);
+  SAFE (speaker, msg->speaker);
+  SAFE (text, msg->text);
 
-  g_print ("  [%s] %s <%s> %s%s\n", msg->id, iso, msg->speaker, msg->text, note);
+  g_print ("  [%s] %s <%s> %s%s\n", id, iso, speaker, text, note);
 }
 
 static void
@@ -360,10 +370,14 @@ print_memory (const CatchupMemory *mem)
       for (guint i = 0; i < mem->gaps->len; i++)
         {
           const CatchupGap *gap = g_ptr_array_index (mem->gaps, i);
+          SAFE (id, gap->utterance_id);
+          SAFE (expression, gap->expression);
+          SAFE (reason, gap->reason);
+          SAFE (query, gap->query);
 
-          g_print ("  %u. [%s] %s “%s”: %s\n", i + 1, gap->utterance_id, catchup_gap_type_to_string (gap->type),
-                   gap->expression != NULL ? gap->expression : "", gap->reason != NULL ? gap->reason : "");
-          g_print (_("     query: %s\n"), gap->query != NULL ? gap->query : "");
+          g_print ("  %u. [%s] %s “%s”: %s\n", i + 1, id, catchup_gap_type_to_string (gap->type), expression,
+                   reason);
+          g_print (_("     query: %s\n"), query);
         }
     }
   g_print (_("Memory (%u turns, %u tokens):\n"), mem->turns->len, mem->tokens);
@@ -510,7 +524,11 @@ print_model (const CatchupModelReport *r, gboolean with_notice)
              "catch-up time: %u\n"), r->stats.chat_calls + r->stats.embed_calls, r->stats.chat_calls,
            r->stats.embed_calls, sent, received, r->history_embeddings);
   if (with_notice && r->notice != NULL)
-    g_print ("%s\n", r->notice);
+    {
+      SAFE (notice, r->notice);
+
+      g_print ("%s\n", notice);
+    }
 }
 
 /* Stores the model vectors of every room in rooms (gint64 ids) that a model catch-up reads. The dimension is
@@ -684,7 +702,11 @@ cmd_memory (int argc, char **argv)
       json_add_model (b, &report);
       return json_emit (b);
     }
-  g_print (_("Window %s..%s of %s: %u messages, %u tokens; method %s, budget %u\n"), first, last, a.room,
+  SAFE (room_name, a.room);
+  SAFE (first_id, first);
+  SAFE (last_id, last);
+
+  g_print (_("Window %s..%s of %s: %u messages, %u tokens; method %s, budget %u\n"), first_id, last_id, room_name,
            window->len, window_tokens (window), method_label (&a, opts->method), opts->budget);
   print_memory (mem);
   print_model (&report, TRUE);
@@ -734,7 +756,10 @@ cmd_recall (int argc, char **argv)
       json_add_model (b, &report);
       return json_emit (b);
     }
-  g_print (_("Evidence for “%s” in %s; method %s, budget %u\n"), query, a.room,
+  SAFE (query_text, query);
+  SAFE (room_name, a.room);
+
+  g_print (_("Evidence for “%s” in %s; method %s, budget %u\n"), query_text, room_name,
            method_label (&a, opts->method), opts->budget);
   print_memory (mem);
   print_model (&report, TRUE);
@@ -879,10 +904,12 @@ print_room (const CatchupRoomInfo *info)
 {
   g_autofree char *first = info->n_messages > 0 ? catchup_time_format_iso (info->first_ts) : g_strdup ("-");
   g_autofree char *last = info->n_messages > 0 ? catchup_time_format_iso (info->last_ts) : g_strdup ("-");
-  g_autofree char *where = g_strdup_printf ("%s/%s", info->protocol != NULL ? info->protocol : "",
-                                            info->account != NULL ? info->account : "");
+  g_autofree char *where_raw = g_strdup_printf ("%s/%s", info->protocol != NULL ? info->protocol : "",
+                                                info->account != NULL ? info->account : "");
+  SAFE (where, where_raw);
+  SAFE (name, info->name);
 
-  g_print ("%-24s %8" G_GINT64_FORMAT "  %-20s  %-20s  %s\n", info->name, info->n_messages, first, last, where);
+  g_print ("%-24s %8" G_GINT64_FORMAT "  %-20s  %-20s  %s\n", name, info->n_messages, first, last, where);
 }
 
 static int
@@ -947,6 +974,15 @@ import_args_clear (ImportArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ImportArgs, import_args_clear)
 
 static gboolean
+is_blank_name (const char *name)
+{
+  for (; *name; name = g_utf8_next_char (name))
+    if (!g_unichar_isspace (g_utf8_get_char (name)))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
 import_check_args (const ImportArgs *a, gboolean *irc, GError **error)
 {
   int y, m, d;
@@ -954,6 +990,9 @@ import_check_args (const ImportArgs *a, gboolean *irc, GError **error)
 
   if (!tool_require (a->format, "--format", error))
     return FALSE;
+  /* a room of a blank name could never be named again by --room */
+  if (a->room != NULL && is_blank_name (a->room))
+    return usage_error (error, _("--room wants a room name, not an empty one"));
   *irc = g_strcmp0 (a->format, "irc") == 0;
   if (!*irc && g_strcmp0 (a->format, "jsonl") != 0)
     return usage_error (error, _("unknown format “%s” (known: jsonl, irc)"), a->format);
@@ -1001,8 +1040,9 @@ import_report_problems (const char *path, const CatchupImportResult *result)
   for (guint i = 0; result->problems != NULL && i < result->problems->len; i++)
     {
       const CatchupImportProblem *p = g_ptr_array_index (result->problems, i);
+      SAFE (message, p->message);
 
-      g_printerr ("%s:%" G_GUINT64_FORMAT ": %s\n", path, p->line, p->message);
+      g_printerr ("%s:%" G_GUINT64_FORMAT ": %s\n", path, p->line, message);
     }
 }
 

@@ -157,12 +157,14 @@ parse_stamp (Clock *clock, const char *stamp, gint64 *ts)
 static CatchupMessage *
 new_message (gint64 ts, const char *nick, const char *body, guint flags)
 {
-  g_autofree char *text = g_strstrip (g_strdup (body));
+  /* a log file is untrusted input like the chat it records */
+  g_autofree char *text = g_strstrip (catchup_text_clean (body, -1, CATCHUP_TEXT_MULTI_LINE));
+  g_autofree char *speaker = catchup_text_clean (nick, -1, CATCHUP_TEXT_ONE_LINE);
   CatchupMessage *msg;
 
-  if (*nick == '\0' || *text == '\0')
+  if (*speaker == '\0' || *text == '\0')
     return NULL;
-  msg = catchup_message_new (NULL, ts, nick, text);
+  msg = catchup_message_new (NULL, ts, speaker, text);
   msg->flags = flags;
   return msg;
 }
