@@ -341,6 +341,29 @@ run 0 "summarize over hostile text" summarize --db "$hostile" --room "$room_id" 
 no_raw "summarize prints chat text sanitised"
 out_has "ownedal" "the sanitised speaker is still shown"
 
+# --- a history in a read-only folder is still read (WAL would need its -shm and -wal files beside it) ---
+rodir=$tmp/readonly
+mkdir -p "$rodir"
+run 0 "import into the folder made read-only next" import --db "$rodir/history.db" --format jsonl "$data/cli-room.jsonl"
+chmod 755 "$tmp"
+chmod 644 "$rodir/history.db"
+chmod 555 "$rodir"
+as_reader=
+if [ "$(id -u)" -eq 0 ]; then
+  # root writes anywhere: the check runs as an unprivileged user
+  if command -v setpriv >/dev/null 2>&1; then as_reader="setpriv --reuid=65534 --regid=65534 --clear-groups"; else as_reader=skip; fi
+fi
+if [ "$as_reader" = skip ]; then
+  ok "rooms in a read-only folder # SKIP root without setpriv"
+else
+  for args in "rooms" "summarize --room stationkit --last 5" "recall --room stationkit --query release"; do
+    # shellcheck disable=SC2086
+    $as_reader "$tool" $args --db "$rodir/history.db" >"$tmp/out" 2>"$tmp/err"
+    if [ $? -eq 0 ] && [ -s "$tmp/out" ]; then ok "$args in a read-only folder"; else not_ok "$args in a read-only folder"; fi
+  done
+fi
+chmod 755 "$rodir"
+
 echo "1..$n"
 echo "# $failed of $n failed"
 [ "$failed" -eq 0 ]
