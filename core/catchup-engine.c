@@ -352,6 +352,10 @@ session_build (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *wi
   g_autoptr (GError) local = NULL;
   CatchupMemory *mem = NULL;
 
+  /* an embedding model asked for and then not used is worth a word, not silence */
+  if (ms->embedder != NULL && !method_has_gaps (mopts->method) && ms->retrieval_failure == NULL)
+    ms->retrieval_failure = g_strdup_printf (_("the method “%s” does not use them (“remember” does)"),
+                                             catchup_method_to_string (mopts->method));
   if (ms->embedder != NULL && method_has_gaps (mopts->method) && session_may_call (ms, &ms->retrieval_failure))
     {
       o.embedder = ms->embedder;
