@@ -153,7 +153,7 @@ init_plugin (PurplePlugin *plugin)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   info.name = _("Catch-up");
   info.summary = _("Summaries of what you missed in group chats");
-  /* TRANSLATORS: "/catchup" is the command the user types; keep it as it is. */
+  /* Translators: "/catchup" is the command the user types; keep it as it is. */
   info.description = _("Type /catchup in a group chat, or rejoin a room, to get a short summary of what was said "
                        "while you were away, with earlier context spelled out.");
   catchup_prefs_init ();
