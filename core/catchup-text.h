@@ -27,4 +27,11 @@ char *catchup_text_fts_query (const char *text, guint max_terms);
 /* The same over terms already cut: the first max_terms distinct ones, each a quoted phrase, OR-ed. */
 char *catchup_text_fts_or (GPtrArray *terms, guint max_terms);
 
+/* Whether phrase occurs in text as whole words: "now" is not in "know", "sent" not in "present", "ta" not in
+ * "data". Both are compared casefolded; a phrase that starts or ends with a non-word character ("+1", "o/",
+ * "ot:") needs no boundary on that side. */
+gboolean catchup_text_has_phrase (const char *text, const char *phrase);
+/* The same on text and phrase already casefolded (g_utf8_casefold), for matching many phrases on one text. */
+gboolean catchup_text_has_folded_phrase (const char *folded_text, const char *folded_phrase);
+
 G_END_DECLS
