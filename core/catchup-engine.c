@@ -78,17 +78,20 @@ window_between (CatchupStore *store, gint64 room, const char *first_id, const ch
 
 /* Keeps only conversational turns, and at most max of the newest. */
 static void
-trim_window (GPtrArray *msgs, guint max)
+trim_window (GPtrArray *msgs, guint max, guint *total)
 {
   for (guint i = msgs->len; i-- > 0;)
     if (((CatchupMessage *) msgs->pdata[i])->flags & CATCHUP_MESSAGE_EVENT)
       g_ptr_array_remove_index (msgs, i);
+  if (total)
+    *total = msgs->len;
   if (max && msgs->len > max)
     g_ptr_array_remove_range (msgs, 0, msgs->len - max);
 }
 
-GPtrArray *
-catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error)
+/* total: the turns before the cap kept the newest */
+static GPtrArray *
+engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, guint *total, GError **error)
 {
   g_autoptr (GPtrArray) msgs = NULL;
 
@@ -106,13 +109,19 @@ catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *wi
     }
   if (msgs == NULL)
     return NULL;
-  trim_window (msgs, window->max_messages);
+  trim_window (msgs, window->max_messages, total);
   if (msgs->len == 0)
     {
       g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("There is nothing to catch up on in that window."));
       return NULL;
     }
   return g_steal_pointer (&msgs);
+}
+
+GPtrArray *
+catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error)
+{
+  return engine_window (store, room, window, NULL, error);
 }
 
 /* ---------- the model path ---------- */
@@ -416,7 +425,14 @@ session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, const 
       else
         ms->report->summary_used = TRUE;
     }
-  return summary ? summary : catchup_summary_extractive (window, mem, opts->length);
+  if (summary == NULL)
+    {
+      CatchupSummaryOptions sopts = { .length = opts->length, .me = opts->me };
+
+      return catchup_summary_extractive (window, mem, &sopts);
+    }
+  catchup_summary_mark_for_you (summary, window, opts->me);
+  return summary;
 }
 
 /* The summary's notice keeps what the model's post-check said and adds why a step fell back. */
@@ -468,7 +484,7 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   g_autoptr (CatchupResult) res = g_new0 (CatchupResult, 1);
   ModelSession ms;
 
-  res->window = catchup_engine_window (store, room, window, error);
+  res->window = engine_window (store, room, window, &res->window_total, error);
   if (res->window == NULL)
     return NULL;
   for (guint i = 0; i < res->window->len; i++)
@@ -484,6 +500,7 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   session_close (&ms);
   if (res->summary == NULL)
     return NULL;
+  catchup_summary_set_head (res->summary, res->window, res->window_total);
   summary_add_notice (res->summary, res->model.notice);
   return g_steal_pointer (&res);
 }
@@ -520,6 +537,7 @@ async_job_free (AsyncJob *job)
   g_free (job->window.first_id);
   g_free (job->window.last_id);
   g_free (job->opts.language);
+  g_free (job->opts.me);
   if (job->opts.memory.gaps)
     g_ptr_array_unref (job->opts.memory.gaps);
   catchup_llm_config_free ((CatchupLlmConfig *) job->opts.model);
@@ -556,6 +574,7 @@ catchup_engine_run_async (const char *db_path, const char *room_spec, const Catc
   job->window.last_id = g_strdup (window->last_id);
   job->opts = *opts;
   job->opts.language = g_strdup (opts->language);
+  job->opts.me = g_strdup (opts->me);
   /* the embedder belongs to the caller's thread; the worker makes its own default one */
   job->opts.memory.embedder = NULL;
   if (opts->memory.gaps)

@@ -27,6 +27,7 @@ typedef struct {
   CatchupMemoryOptions memory;
   CatchupLength length;
   char *language;           /* NULL: the room's */
+  char *me;                 /* the user's nick in the room, for the summary's "For you"; NULL: none */
   /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
    * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
    * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
@@ -54,6 +55,7 @@ typedef struct {
   CatchupMemory *memory;
   CatchupSummary *summary;
   guint window_tokens;
+  guint window_total;       /* messages the window held before the cap (window->max_messages) */
   CatchupModelReport model;
 } CatchupResult;
 

@@ -1132,8 +1132,15 @@ test_summary_check (void)
   g_assert_cmpint (line_at (summary, 0)->ts, ==, T0);
   /* speaker and time of a reference come from the cited turn; an invented citation is dropped */
   g_assert_cmpuint (line_at (summary, 0)->context->len, ==, 1);
-  g_assert_cmpstr (g_ptr_array_index (line_at (summary, 0)->context, 0), ==,
-                   "“the lock” = the redis lock (dana, Sun 10:00)");
+  {
+    const CatchupSummaryItem *item = g_ptr_array_index (line_at (summary, 0)->context, 0);
+
+    g_assert_cmpstr (item->ref, ==, "the lock");
+    g_assert_cmpstr (item->text, ==, "the redis lock");
+    g_assert_cmpstr (item->id, ==, "h1");
+    g_assert_cmpstr (item->speaker, ==, "dana");
+    g_assert_cmpint (item->ts, ==, T0 - 86400 + 3600);
+  }
   g_assert_cmpstr (line_at (summary, 1)->text, ==, "bo agreed at 09:01");
   /* a memory speaker may be named */
   g_assert_cmpstr (line_at (summary, 2)->speaker, ==, "dana");
@@ -1172,7 +1179,7 @@ test_summarize (void)
     {
       CatchupSummaryLine *line = line_at (summary, i);
 
-      g_assert_cmpstr (line->source_id, ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
+      g_assert_cmpstr (catchup_summary_line_source (line), ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
       g_assert_cmpuint (line->context->len, ==, 1);
     }
   g_assert_nonnull (strstr (summary->notice, "3 lines"));
@@ -1206,7 +1213,7 @@ test_summarize_segments (void)
   /* every turn of the window reached the model, in order: nothing was truncated away */
   g_assert_cmpuint (summary->lines->len, ==, window->len);
   for (guint i = 0; i < window->len; i++)
-    g_assert_cmpstr (line_at (summary, i)->source_id, ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
+    g_assert_cmpstr (catchup_summary_line_source (line_at (summary, i)), ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
 }
 
 /* Twenty-word turns, the size of a typical chat line. */
