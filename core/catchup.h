@@ -5,6 +5,7 @@
 #include "catchup-error.h"
 #include "catchup-message.h"
 #include "catchup-text.h"
+#include "catchup-chatlog.h"
 #include "catchup-store.h"
 #include "catchup-import.h"
 #include "catchup-json.h"
