@@ -2,6 +2,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "catchup-embed-cache.h"
 #include "catchup-error.h"
 #include "catchup-writer.h"
 
@@ -1088,6 +1089,19 @@ catchup_writer_call_sync (CatchupWriter *writer, CatchupWriterFunc func, gpointe
       return NULL;
     }
   return sc.result;
+}
+
+static gpointer
+embed_write_call (CatchupStore *store, gpointer data, GError **error)
+{
+  return catchup_embed_cache_write (store, data, error) ? GINT_TO_POINTER (1) : NULL;
+}
+
+gboolean
+catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCancellable *cancellable,
+                           GError **error)
+{
+  return catchup_writer_call_sync (writer, embed_write_call, (gpointer) write, cancellable, error) != NULL;
 }
 
 static gpointer

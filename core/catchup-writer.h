@@ -2,6 +2,7 @@
 
 #include <gio/gio.h>
 
+#include "catchup-embed-cache.h"
 #include "catchup-store.h"
 
 G_BEGIN_DECLS
@@ -112,6 +113,11 @@ gpointer catchup_writer_call_finish (CatchupWriter *writer, GAsyncResult *result
  * stays the caller's. Fails with G_IO_ERROR_CANCELLED when the writer stops first. */
 gpointer catchup_writer_call_sync (CatchupWriter *writer, CatchupWriterFunc func, gpointer data,
                                    GCancellable *cancellable, GError **error);
+
+/* A CatchupEmbedSink whose user_data is the writer: a background embedding fill reads from its own store and
+ * stores its vectors through the writer, waiting for each write (catchup_writer_call_sync). */
+gboolean catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCancellable *cancellable,
+                                    GError **error);
 
 /* Deletes the history older than cutoff_ts (catchup_store_prune) on the worker, after everything queued
  * before it: retention never makes the main loop wait for the disk. Cancelling stops it at once. */
