@@ -9,9 +9,12 @@ G_BEGIN_DECLS
 struct _CatchupStore {
   sqlite3 *db;
   char *path;
-  guint txn_depth;
-  gboolean txn_failed; /* an inner level rolled back: the outermost commit must roll back too */
+  guint txn_depth;     /* levels above the first are savepoints */
+  int last_rc;         /* of the last failure reported */
   GHashTable *stmts;   /* SQL text -> prepared sqlite3_stmt*, finalized on close */
+  GCancellable *abort; /* connection-wide: cancelled, every statement stops and no lock is waited for */
+  GCancellable *cancellable; /* the running operation's (may be NULL) */
+  guint busy_timeout_ms;
 };
 
 /*

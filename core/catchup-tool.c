@@ -525,15 +525,7 @@ embed_rooms (CatchupStore *store, GArray *rooms, const CatchupLlmConfig *config,
   *computed = 0;
   if (embedder == NULL)
     return FALSE;
-  for (guint i = 0; i < rooms->len; i++)
-    {
-      guint n = 0;
-
-      if (!catchup_embed_cache_fill (store, g_array_index (rooms, gint64, i), embedder, NULL, &n, error))
-        return FALSE;
-      *computed += n;
-    }
-  return !prune || catchup_embed_cache_prune (store, embedder->name, NULL, error);
+  return catchup_embed_cache_fill_rooms (store, rooms, embedder, prune, NULL, NULL, NULL, computed, error);
 }
 
 static GArray *

@@ -372,16 +372,25 @@ test_transactions (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
 
-  /* An inner rollback dooms the outer transaction: nothing of it is written. */
+  /* An inner rollback undoes only the inner level: the outer one still commits its own rows. */
   g_assert_true (catchup_store_begin (fx->store, &error));
   add (fx->store, fx->room, "t1", 1, "alice", "one", NULL);
   g_assert_true (catchup_store_begin (fx->store, &error));
   add (fx->store, fx->room, "t2", 2, "alice", "two", NULL);
   catchup_store_rollback (fx->store);
-  g_assert_false (catchup_store_commit (fx->store, &error));
-  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
-  g_clear_error (&error);
-  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 0);
+  g_assert_true (catchup_store_commit (fx->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 1);
+  g_assert_null (catchup_store_get_message (fx->store, fx->room, "t2", NULL));
+
+  /* An outer rollback takes the committed inner level with it. */
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  add (fx->store, fx->room, "t4", 4, "alice", "four", NULL);
+  g_assert_true (catchup_store_commit (fx->store, &error));
+  catchup_store_rollback (fx->store);
+  g_assert_false (catchup_store_in_transaction (fx->store));
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 1);
 
   g_assert_true (catchup_store_begin (fx->store, &error));
   g_assert_true (catchup_store_begin (fx->store, &error));
@@ -389,7 +398,7 @@ test_transactions (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_true (catchup_store_commit (fx->store, &error));
   g_assert_true (catchup_store_commit (fx->store, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 1);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 2);
 }
 
 static void
@@ -659,7 +668,7 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_no_error (error);
   recent_before = index_signature (fx->store, recent);
 
-  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, &n_deleted, &error));
+  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n_deleted, ==, 100 + 34 + 5);
   g_assert_cmpuint (fx->store->txn_depth, ==, 0);
@@ -689,7 +698,7 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   prune_room (fx->store, "#room", late);
   assert_index_fresh (fx->store, names);
 
-  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, &n_deleted, &error));
+  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n_deleted, ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "PRAGMA integrity_check = 1", 0), ==, 0); /* "ok" reads as 0 */
