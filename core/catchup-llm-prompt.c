@@ -9,6 +9,7 @@
 #include "catchup-llm-prompt.h"
 #include "catchup-message.h"
 #include "catchup-text.h"
+#include "core/catchup-resources.h"
 
 static char *
 read_template (const char *path, gboolean *found, GError **error)
@@ -30,21 +31,35 @@ read_template (const char *path, gboolean *found, GError **error)
   return g_utf8_make_valid (text, -1);
 }
 
+/* The copy compiled into the library: always there, whatever is installed. */
+static char *
+builtin_template (const char *name)
+{
+  g_autofree char *path = g_strconcat ("/org/purple-catchup/prompts/", name, NULL);
+  g_autoptr (GBytes) bytes = g_resource_lookup_data (catchup_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE,
+                                                     NULL);
+  gsize len = 0;
+  const char *data;
+
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &len);
+  return g_utf8_make_valid (data, (gssize) len);
+}
+
 char *
 catchup_llm_prompt_load (const char *name, GError **error)
 {
   const char *data_dir = g_getenv (CATCHUP_DATA_DIR_ENV);
   g_autofree char *user = g_build_filename (g_get_user_config_dir (), "purple-catchup", "prompts", name, NULL);
   g_autofree char *env = data_dir && *data_dir ? g_build_filename (data_dir, "prompts", name, NULL) : NULL;
-  g_autofree char *installed = g_build_filename (PKGDATADIR, "prompts", name, NULL);
-  /* An explicit $CATCHUP_DATA_DIR beats the installed copy so that tests read the templates of their own
-   * tree even where an older version is installed. */
-  const char *candidates[] = { user, env, installed };
+  /* $CATCHUP_DATA_DIR beats the built-in copy so that tests can read templates of their own. */
+  const char *candidates[] = { user, env };
+  char *text;
 
   for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
     {
       gboolean found;
-      char *text;
 
       if (candidates[i] == NULL)
         continue;
@@ -56,8 +71,10 @@ catchup_llm_prompt_load (const char *name, GError **error)
           return text;
         }
     }
+  if ((text = builtin_template (name)) != NULL)
+    return text;
   g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND,
-               _("No prompt template “%s” was found in %s or %s"), name, user, installed);
+               _("No prompt template “%s” was found in %s or built in"), name, user);
   return NULL;
 }
 

@@ -15,8 +15,8 @@ G_BEGIN_DECLS
 #define CATCHUP_DATA_DIR_ENV "CATCHUP_DATA_DIR"
 
 /* The template NAME ("gaps.txt"): the user's own copy in g_get_user_config_dir()/purple-catchup/prompts
- * first, then $CATCHUP_DATA_DIR/prompts, then the installed PKGDATADIR/prompts. CATCHUP_ERROR_NOT_FOUND when
- * none exists. */
+ * first, then $CATCHUP_DATA_DIR/prompts, then the copy compiled into the library (data/prompts/ as a
+ * GResource), so that no installed data file is needed. CATCHUP_ERROR_NOT_FOUND for a name none of them has. */
 char *catchup_llm_prompt_load (const char *name, GError **error);
 
 /* Replaces each {{key}} of template with its value, in one pass (values are never expanded again, so chat

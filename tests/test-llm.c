@@ -860,6 +860,34 @@ test_prompt_load (void)
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
 }
 
+/* With no data folder at all (a tool run from its build folder, a plugin copied alone) every template is
+ * there: they are compiled in, the same text as data/prompts/. */
+static void
+test_prompt_built_in (void)
+{
+  const char *const names[] = { "gaps.txt", "select.txt", "summary.txt" };
+  g_autofree char *saved = g_strdup (g_getenv (CATCHUP_DATA_DIR_ENV));
+  g_autofree char *empty = g_build_filename (tmp_dir, "no-data", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (empty, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "data", "prompts", names[i], NULL);
+      g_autofree char *expected = NULL, *built_in = NULL;
+
+      g_assert_true (g_file_get_contents (source, &expected, NULL, &error));
+      g_setenv (CATCHUP_DATA_DIR_ENV, empty, TRUE);
+      built_in = catchup_llm_prompt_load (names[i], &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (built_in, ==, expected);
+    }
+  if (saved != NULL)
+    g_setenv (CATCHUP_DATA_DIR_ENV, saved, TRUE);
+  else
+    g_unsetenv (CATCHUP_DATA_DIR_ENV);
+}
+
 /* One line a turn whatever the text holds: a message can neither start a line of its own (a forged turn or end
  * marker) nor pose as part of the frame (a speaker or id that holds the frame's delimiters). */
 static void
@@ -1329,6 +1357,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/api-key", test_api_key);
   g_test_add_func ("/catchup/llm/prompt-fill", test_prompt_fill);
   g_test_add_func ("/catchup/llm/prompt-load", test_prompt_load);
+  g_test_add_func ("/catchup/llm/prompt-built-in", test_prompt_built_in);
   g_test_add_func ("/catchup/llm/data-block", test_data_block);
   g_test_add_func ("/catchup/llm/turn-cost", test_turn_cost);
   g_test_add_func ("/catchup/llm/reply-json", test_reply_json);
