@@ -918,7 +918,7 @@ cmd_rooms (int argc, char **argv)
       json_builder_end_array (b);
       return json_emit (b);
     }
-  /* TRANSLATORS: column headings of "catchup rooms"; keep the widths */
+  /* Translators: column headings of "catchup rooms"; keep the widths */
   g_print ("%-24s %8s  %-20s  %-20s  %s\n", _("ROOM"), _("MESSAGES"), _("FIRST"), _("LAST"), _("PROTOCOL/ACCOUNT"));
   for (guint i = 0; i < rooms->len; i++)
     print_room (g_ptr_array_index (rooms, i));

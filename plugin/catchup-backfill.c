@@ -363,7 +363,7 @@ report_all_done (Backfill *b)
   g_autofree char *news = count_text (b->inserted);
   g_autofree char *logs = g_strdup_printf (ngettext ("%u chat log", "%u chat logs", b->n_logs), b->n_logs);
   g_autofree char *rooms = g_strdup_printf (ngettext ("%u room", "%u rooms", b->n_rooms), b->n_rooms);
-  /* TRANSLATORS: "12 chat logs of 3 rooms read: 540 new messages." */
+  /* Translators: "12 chat logs of 3 rooms read: 540 new messages." */
   g_autofree char *text = g_strdup_printf (_("%s of %s read: %s."), logs, rooms, news);
 
   purple_debug_info ("catchup", "log import: %s\n", text);

@@ -385,7 +385,7 @@ ask_forget (PurpleConversation *conv)
 static const char *
 usage (void)
 {
-  /* TRANSLATORS: keep "/catchup" and its keywords (post, settings, status, forget, import-logs, help) as they
+  /* Translators: keep "/catchup" and its keywords (post, settings, status, forget, import-logs, help) as they
    * are. */
   return _("Usage: /catchup [N | 2h | 45m | 1d | post [N | 2h] | settings | status | forget | import-logs | help]\n"
            "/catchup: what was said since you were last here\n"
@@ -563,7 +563,7 @@ on_catchup (PurpleConversation *conv, const char *cmd, char **args, char **error
 void
 catchup_commands_start (PurplePlugin *plugin)
 {
-  /* TRANSLATORS: HTML; keep "catchup" and its keywords untranslated. */
+  /* Translators: HTML; keep "catchup" and its keywords untranslated. */
   const char *help = _("catchup [N | 2h | 45m | 1d | post | settings | status | forget | import-logs | help]: "
                        "a summary of what you missed here, written only for you. "
                        "import-logs adds this room's chat logs to its history.");

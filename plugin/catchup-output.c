@@ -243,7 +243,7 @@ summary_lines (const CatchupSummary *summary)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
 
-  /* TRANSLATORS: prefix of summaries posted to a room, so that readers know where they come from. */
+  /* Translators: prefix of summaries posted to a room, so that readers know where they come from. */
   g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), summary->headline ? summary->headline : ""));
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
     {

@@ -70,6 +70,10 @@ char *catchup_room_key_spec (const CatchupRoomKey *key);
 PurpleConversation *catchup_room_key_find_conv (const CatchupRoomKey *key);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupRoomKey, catchup_room_key_free)
 
+/* Core log messages (GLib domain "catchup") go to purple_debug, on the main loop, while the plugin is loaded. */
+void catchup_log_start (void);
+void catchup_log_stop (void);
+
 /* The language model (catchup-model.c): settings from the preferences (NULL without an endpoint), and the
  * background embedding of the history while an embedding model is configured. */
 CatchupLlmConfig *catchup_model_config_from_prefs (void);
