@@ -121,11 +121,11 @@ collect (char *data, size_t size, size_t nmemb, void *out)
   return size * nmemb;
 }
 
-/* What the server saw for a scenario key: {"requests": n, "bearer": token-or-null}. */
+/* GET /WHAT/KEY of the test server, as a JSON object (NULL for null). */
 static JsonObject *
-server_count (const char *key)
+server_get (const char *what, const char *key)
 {
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/count/%s", server_port, key);
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/%s/%s", server_port, what, key);
   g_autoptr (GString) body = g_string_new (NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
@@ -140,7 +140,26 @@ server_count (const char *key)
   curl_easy_cleanup (easy);
   json_parser_load_from_data (parser, body->str, -1, &error);
   g_assert_no_error (error);
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return NULL;
   return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
+/* What the server saw for a scenario key: {"requests": n, "bearer": token-or-null}. */
+static JsonObject *
+server_count (const char *key)
+{
+  return server_get ("count", key);
+}
+
+/* The body of the scenario's last request. */
+static JsonObject *
+server_last (const char *key)
+{
+  JsonObject *last = server_get ("last", key);
+
+  g_assert_nonnull (last);
+  return last;
 }
 
 static gint64
@@ -1125,6 +1144,123 @@ test_gaps_detect (void)
   g_assert_nonnull (strstr (gap->query, "lock"));
 }
 
+/* --- reply shapes of real servers (tests/llm-server.py) --- */
+
+typedef struct {
+  const char *kind;
+  gboolean thinking;           /* config thinking */
+  gint64 first_requests;       /* what the gap call costs */
+  gint64 second_requests;      /* and the summary call after it */
+  guint64 reasoning_min;       /* tokens_reasoning after both (0: none counted) */
+  const char *needle;          /* NULL: both calls succeed; else part of the gap call's error */
+} ShapeCase;
+
+static const ShapeCase shape_cases[] = {
+  { "think", TRUE, 1, 1, 10, NULL },           /* estimated, at most the server's completion count */
+  { "thinking", TRUE, 1, 1, 10, NULL },
+  { "openthink", TRUE, 1, 1, 10, NULL },
+  { "reasoning", TRUE, 1, 1, 100, NULL },      /* the server's own figure, 50 a call */
+  { "prose", TRUE, 1, 1, 0, NULL },
+  { "trailing", TRUE, 1, 1, 0, NULL },
+  { "length", TRUE, 2, 2, 0, NULL },           /* cut at 2048, answered at 4096 */
+  { "noformat", TRUE, 2, 1, 0, NULL },         /* response_format refused once, then left out */
+  { "noeffort", FALSE, 2, 1, 0, NULL },        /* reasoning_effort refused once, chat_template_kwargs kept */
+  { "lengthalways", TRUE, 2, 0, 0, "cut off at its reply limit (4096 tokens)" },
+  { "thinkcut", TRUE, 2, 0, 0, "while still thinking" },
+  { "reasoningonly", TRUE, 1, 0, 0, "only the model's reasoning" },
+};
+
+static const ShapeCase *current_shape;
+
+static void
+shape_config (CatchupLlmConfig *config)
+{
+  config->thinking = current_shape->thinking;
+}
+
+static void
+test_reply_shape (gconstpointer data)
+{
+  const ShapeCase *c = data;
+  g_autofree char *key = scenario (c->kind);
+  g_autoptr (CatchupLlm) llm = NULL;
+  g_autoptr (GPtrArray) window = make_window (5, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) gaps = NULL;
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (JsonObject) last = NULL;
+  CatchupLlmStats stats;
+
+  if (!need_server ())
+    return;
+  current_shape = c;
+  llm = client_with (key, shape_config);
+  gaps = catchup_llm_gaps_detect (llm, window, 8, NULL, &error);
+  g_assert_cmpint (server_requests (key), ==, c->first_requests);
+  if (c->needle != NULL)
+    {
+      g_assert_null (gaps);
+      g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+      g_test_message ("%s: %s", c->kind, error->message);
+      g_assert_nonnull (strstr (error->message, c->needle));
+      return;
+    }
+  g_assert_no_error (error);
+  g_assert_cmpuint (gaps->len, ==, 2);
+  summary = catchup_llm_summarize (llm, window, mem, CATCHUP_LENGTH_NORMAL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->lines->len, ==, 5);
+  g_assert_cmpint (server_requests (key), ==, c->first_requests + c->second_requests);
+  catchup_llm_get_stats (llm, &stats);
+  g_assert_cmpuint (stats.chat_calls, ==, c->first_requests + c->second_requests);
+  if (c->reasoning_min > 0)
+    g_assert_cmpuint (stats.tokens_reasoning, >=, c->reasoning_min);
+  else
+    g_assert_cmpuint (stats.tokens_reasoning, ==, 0);
+  g_assert_cmpuint (stats.tokens_received, >=, stats.tokens_reasoning);
+  last = server_last (key);
+  /* what a refusal named is left out; the rest is still asked for */
+  g_assert_cmpint (json_object_has_member (last, "response_format"), ==, strcmp (c->kind, "noformat") != 0);
+  g_assert_false (json_object_has_member (last, "reasoning_effort"));
+  g_assert_cmpint (json_object_has_member (last, "chat_template_kwargs"), ==, !c->thinking);
+}
+
+/* By default a chat call asks for a JSON object and leaves a reasoning model's thinking alone; thinking=false
+ * asks both ways servers understand. */
+static void
+test_chat_request_extras (void)
+{
+  g_autofree char *key = scenario ("ok");
+  g_autofree char *off = scenario ("ok");
+  g_autoptr (CatchupLlm) llm = NULL, quiet = NULL;
+  g_autoptr (JsonObject) last = NULL, last_off = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *reply = NULL, *reply_off = NULL;
+  JsonObject *format, *kwargs;
+  static const ShapeCase no_thinking = { "ok", FALSE, 1, 0, 0, NULL };
+
+  if (!need_server ())
+    return;
+  llm = client_with (key, NULL);
+  reply = catchup_llm_chat (llm, NULL, "ping", NULL, &error);
+  g_assert_no_error (error);
+  last = server_last (key);
+  format = json_object_get_object_member (last, "response_format");
+  g_assert_cmpstr (json_object_get_string_member (format, "type"), ==, "json_object");
+  g_assert_false (json_object_has_member (last, "reasoning_effort"));
+  g_assert_false (json_object_has_member (last, "chat_template_kwargs"));
+
+  current_shape = &no_thinking;
+  quiet = client_with (off, shape_config);
+  reply_off = catchup_llm_chat (quiet, NULL, "ping", NULL, &error);
+  g_assert_no_error (error);
+  last_off = server_last (off);
+  g_assert_cmpstr (json_object_get_string_member (last_off, "reasoning_effort"), ==, "none");
+  kwargs = json_object_get_object_member (last_off, "chat_template_kwargs");
+  g_assert_false (json_object_get_boolean_member (kwargs, "enable_thinking"));
+}
+
 /* --- summaries --- */
 
 static CatchupSummaryLine *
@@ -1358,6 +1494,13 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/prompt-fill", test_prompt_fill);
   g_test_add_func ("/catchup/llm/prompt-load", test_prompt_load);
   g_test_add_func ("/catchup/llm/prompt-built-in", test_prompt_built_in);
+  g_test_add_func ("/catchup/llm/chat-request-extras", test_chat_request_extras);
+  for (guint i = 0; i < G_N_ELEMENTS (shape_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/catchup/llm/reply-shape/%s", shape_cases[i].kind);
+
+      g_test_add_data_func (path, &shape_cases[i], test_reply_shape);
+    }
   g_test_add_func ("/catchup/llm/data-block", test_data_block);
   g_test_add_func ("/catchup/llm/turn-cost", test_turn_cost);
   g_test_add_func ("/catchup/llm/reply-json", test_reply_json);
