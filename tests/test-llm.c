@@ -1314,6 +1314,34 @@ test_summary_check (void)
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
 }
 
+/* A time that a message states ("the backup runs at 02:00") is supported, in a line and in its context, as
+ * much as the times messages were sent at; a time in neither is still removed. */
+static void
+test_summary_check_stated_times (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *reply =
+    "{\"lines\": ["
+    " {\"speaker\": \"ana\", \"id\": \"m0\", \"text\": \"ana: standup moves to 9:30\"},"
+    " {\"speaker\": \"bo\", \"id\": \"m1\", \"text\": \"bo keeps the backup\", \"context\": ["
+    "   {\"ref\": \"the backup\", \"means\": \"the nightly job at 02:00\", \"id\": \"h2\"}]},"
+    " {\"speaker\": \"chen\", \"id\": \"m2\", \"text\": \"chen moves it to 04:15\"}"
+    "]}";
+
+  g_ptr_array_add (window, catchup_message_new ("m3", T0 + 180, "ana", "standup moves to 09:30 from tomorrow"));
+  g_ptr_array_add (mem->turns, catchup_message_new ("h2", T0 - 3600, "dana", "the backup runs at 2:00 every night"));
+  summary = catchup_llm_summary_parse (reply, window, mem, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->lines->len, ==, 2);
+  g_assert_cmpstr (line_at (summary, 0)->text, ==, "ana: standup moves to 9:30");
+  g_assert_cmpstr (line_at (summary, 1)->speaker, ==, "bo");
+  g_assert_cmpuint (line_at (summary, 1)->context->len, ==, 1);
+  g_assert_nonnull (strstr (summary->notice, "1 line"));
+}
+
 static void
 test_summarize (void)
 {
@@ -1511,6 +1539,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/gaps-parse-shapes", test_gaps_parse_shapes);
   g_test_add_func ("/catchup/llm/gaps-detect", test_gaps_detect);
   g_test_add_func ("/catchup/llm/summary-check", test_summary_check);
+  g_test_add_func ("/catchup/llm/summary-check-stated-times", test_summary_check_stated_times);
   g_test_add_func ("/catchup/llm/summarize", test_summarize);
   g_test_add_func ("/catchup/llm/summarize-segments", test_summarize_segments);
   g_test_add_func ("/catchup/llm/prompt-injection", test_prompt_injection);
