@@ -489,6 +489,7 @@ json_add_model (JsonBuilder *b, const CatchupModelReport *r)
   json_member_int (b, "calls", r->stats.chat_calls + r->stats.embed_calls);
   json_member_int (b, "tokens_sent", (gint64) r->stats.tokens_sent);
   json_member_int (b, "tokens_received", (gint64) r->stats.tokens_received);
+  json_member_int (b, "reasoning_tokens", (gint64) r->stats.tokens_reasoning);
   json_member_int (b, "chat_calls", r->stats.chat_calls);
   json_member_int (b, "embed_calls_at_catchup", r->stats.embed_calls);
   json_member_int (b, "query_embeddings", r->query_embeddings);
@@ -509,6 +510,14 @@ print_model (const CatchupModelReport *r, gboolean with_notice)
   g_print (_("Model: %u calls (%u chat, %u embedding), %s tokens sent, %s received; chunk embeddings computed at "
              "catch-up time: %u\n"), r->stats.chat_calls + r->stats.embed_calls, r->stats.chat_calls,
            r->stats.embed_calls, sent, received, r->history_embeddings);
+  if (r->stats.tokens_reasoning > 0)
+    {
+      g_autofree char *reasoning = g_strdup_printf ("%" G_GUINT64_FORMAT, r->stats.tokens_reasoning);
+
+      /* a reasoning model's thinking costs time: say how much of the answer it was */
+      g_print (_("Of the tokens received, %s were the model's reasoning (thinking=false in the config file "
+                 "switches it off where the server allows it).\n"), reasoning);
+    }
   if (with_notice && r->notice != NULL)
     g_print ("%s\n", r->notice);
 }
