@@ -8,6 +8,7 @@
 
 #include "catchup-error.h"
 #include "catchup-import.h"
+#include "catchup-records.h"
 
 /* ---------- results ---------- */
 
@@ -100,7 +101,8 @@ importer_flush (Importer *imp, GError **error)
       GPtrArray *batch = value;
       guint n_inserted;
 
-      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error))
+      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error) ||
+          !catchup_records_update (imp->store, *(gint64 *) key, 0, NULL, error))
         return FALSE;
       imp->result->inserted += n_inserted;
       imp->result->duplicates += batch->len - n_inserted;

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "catchup-error.h"
+#include "catchup-records.h"
 #include "catchup-writer.h"
 
 /* Upper bound of operations written in one transaction: keeps a burst from holding the write lock for long. */
@@ -100,7 +101,8 @@ write_pending (CatchupWriter *w, GHashTable *pending)
       g_autoptr (GError) error = NULL;
       guint n = 0;
 
-      if (!catchup_store_add_batch (w->store, *(gint64 *) key, value, &n, &error))
+      if (!catchup_store_add_batch (w->store, *(gint64 *) key, value, &n, &error) ||
+          !catchup_records_update (w->store, *(gint64 *) key, CATCHUP_RECORDS_BATCH, NULL, &error))
         note_error (w, error);
       g_mutex_lock (&w->lock);
       w->n_written += n;
