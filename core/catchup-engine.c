@@ -4,6 +4,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "catchup-ask.h"
 #include "catchup-embed-cache.h"
 #include "catchup-engine.h"
 #include "catchup-error.h"
@@ -470,11 +471,38 @@ catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArray *window, cons
   return engine_memory (store, room, window, NULL, opts, report, cancellable, error);
 }
 
+CatchupAskResult *
+catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
+                    CatchupModelReport *report, GCancellable *cancellable, GError **error)
+{
+  CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
+  CatchupMemory *mem;
+
+  if (q == NULL)
+    return NULL;
+  if (q->people->len > 0)
+    return catchup_ask_people (store, room, q, opts->memory.budget, error);
+  /* about no one: the verbatim track's recall, with the model's embeddings when there is one */
+  mem = engine_memory (store, room, NULL, question, opts, report, cancellable, error);
+  if (mem == NULL)
+    {
+      catchup_ask_query_free (q);
+      return NULL;
+    }
+  return catchup_ask_from_memory (q, mem);
+}
+
 CatchupMemory *
 catchup_engine_recall (CatchupStore *store, gint64 room, const char *query, const CatchupOptions *opts,
                        CatchupModelReport *report, GCancellable *cancellable, GError **error)
 {
-  return engine_memory (store, room, NULL, query, opts, report, cancellable, error);
+  g_autoptr (CatchupAskResult) res = NULL;
+
+  /* the best method asks the room: per person where the question names people, the plain recall otherwise */
+  if (opts->memory.method != CATCHUP_METHOD_REMEMBER)
+    return engine_memory (store, room, NULL, query, opts, report, cancellable, error);
+  res = catchup_engine_ask (store, room, query, opts, report, cancellable, error);
+  return res ? g_steal_pointer (&res->memory) : NULL;
 }
 
 CatchupResult *

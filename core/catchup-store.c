@@ -229,7 +229,14 @@ migrate_to_v4 (CatchupStore *store, GError **error)
   return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V4, error);
 }
 
-static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4 };
+static gboolean
+migrate_to_v5 (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V5, error);
+}
+
+static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4,
+                                            migrate_to_v5 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean
@@ -731,6 +738,8 @@ catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error)
   /* Explicit deletes rather than trusting ON DELETE CASCADE alone: a connection opened elsewhere without
    * foreign_keys would leave orphans, and the FTS tables have no foreign keys at all. */
   static const char *const deletes[] = {
+    "DELETE FROM records WHERE room = ?1",
+    "DELETE FROM records_state WHERE room = ?1",
     "DELETE FROM chunks WHERE room = ?1",
     "DELETE FROM messages WHERE room = ?1",
     "DELETE FROM room_settings WHERE room = ?1",

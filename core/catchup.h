@@ -15,6 +15,8 @@
 #include "catchup-retrieve.h"
 #include "catchup-gaps.h"
 #include "catchup-memory.h"
+#include "catchup-records.h"
+#include "catchup-ask.h"
 #include "catchup-summary.h"
 #include "catchup-embed-cache.h"
 #include "catchup-llm.h"
