@@ -339,7 +339,7 @@ run 0 "memory over hostile text" memory --db "$hostile" --room "$room_id" --wind
 no_raw "memory prints chat text sanitised"
 run 0 "summarize over hostile text" summarize --db "$hostile" --room "$room_id" --last 2
 no_raw "summarize prints chat text sanitised"
-out_has "ownedal" "the sanitised speaker is still shown"
+out_has "2 messages from 2 people" "hostile text is still summarised"
 
 # --- a history in a read-only folder is still read (WAL would need its -shm and -wal files beside it) ---
 rodir=$tmp/readonly
