@@ -1166,8 +1166,9 @@ import_embed (CatchupStore *store, const ModelArgs *m)
   if (error != NULL || (rooms = all_rooms (store, &error)) == NULL ||
       !embed_rooms (store, rooms, &config, FALSE, &computed, &error))
     {
-      g_printerr (_("%s: the history is imported, but its embeddings are not: %s\n"), g_get_prgname (),
-                  error->message);
+      SAFE (message, error->message);
+
+      g_printerr (_("%s: the history is imported, but its embeddings are not: %s\n"), g_get_prgname (), message);
       return;
     }
   g_printerr (ngettext ("%s: %u text embedded with %s\n", "%s: %u texts embedded with %s\n", computed),
