@@ -142,5 +142,16 @@ json_check "the notice says why the model was not used" '
 notice = doc["summary"]["notice"]
 assert "Retry-After" in notice and "timeout of 5 s" in notice, notice'
 
+# A query vector with an infinite component is no query vector: the built-in retrieval answers, and says so.
+"$tool" recall --db "$db" --room stationkit --query "when is the release" \
+  --endpoint "http://127.0.0.1:$port/s/nonfinite/v1" --model test-chat --embed-model embed-16 --json \
+  >"$tmp/out" 2>"$tmp/err"
+check $? "recall with a server answering an infinite query vector"
+json_check "the infinite vector is not used" '
+m = doc["model"]
+assert not m["used"], m
+assert m["notice"] and "malformed embedding" in m["notice"], m
+assert doc["memory"], doc'
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -577,6 +577,14 @@ test_irc_after_9999 (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpuint (problem (fx, 0)->line, ==, 2);
   msgs = all_messages (fx->store, room);
   g_assert_cmpint (nth (msgs, 0)->ts, <=, CATCHUP_TIME_MAX);
+  /* and a time without a date that is already stored prints as seconds, never as "(null)" */
+  {
+    g_autofree char *last = catchup_time_format_iso (CATCHUP_TIME_MAX);
+    g_autofree char *beyond = catchup_time_format_iso (CATCHUP_TIME_MAX + 1);
+
+    g_assert_cmpstr (last, ==, "9999-12-31T23:59:59Z");
+    g_assert_cmpstr (beyond, ==, "@253402300800");
+  }
 }
 
 /* The same id with another text is no duplicate: the line is reported, the stored message stays. */

@@ -570,6 +570,10 @@ static const FailureCase failure_cases[] = {
   { "404model", 2, CATCHUP_ERROR_HTTP, "does not have the model “test-chat”", 1 },
   { "404", 2, CATCHUP_ERROR_HTTP, "check the base URL", 1 },
   { "500always", 2, CATCHUP_ERROR_HTTP, "HTTP 500", 3 },
+  /* no body: the message says so instead of ending in a bare colon */
+  { "500bare", 2, CATCHUP_ERROR_HTTP, "3 times in a row: the server gave no reason", 3 },
+  /* 400 KB of brackets: refused before json-glib, which would have overflowed its stack */
+  { "deepbody", 2, CATCHUP_ERROR_MODEL, "nested deeper than", 1 },
   { "429always", 1, CATCHUP_ERROR_HTTP, "HTTP 429", 2 },
   { "malformed", 2, CATCHUP_ERROR_MODEL, "malformed", 1 },
   { "badshape", 2, CATCHUP_ERROR_MODEL, "unusable", 1 },
