@@ -7,6 +7,7 @@
 #include "catchup-text.h"
 #include "catchup-store.h"
 #include "catchup-import.h"
+#include "catchup-chatlog.h"
 #include "catchup-chunk.h"
 #include "catchup-embed.h"
 #include "catchup-index.h"
