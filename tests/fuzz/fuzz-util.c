@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
@@ -49,11 +50,22 @@ catchup_fuzz_store (void)
 #ifdef CATCHUP_FUZZING
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 
-/* As under g_test_init: a critical (a g_return_if_fail reached) or a warning is a finding. */
+/* As under g_test_init, a critical (a g_return_if_fail reached) or a warning is a finding; it aborts rather
+ * than trapping, so that libFuzzer keeps the input. */
+static GLogWriterOutput
+fatal_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer user_data)
+{
+  GLogWriterOutput out = g_log_writer_standard_streams (level, fields, n_fields, user_data);
+
+  if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+    abort ();
+  return out;
+}
+
 int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  g_log_set_writer_func (fatal_writer, NULL, NULL);
   return 0;
 }
 #else
