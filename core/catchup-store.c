@@ -118,12 +118,19 @@ bind_text (sqlite3_stmt *stmt, int i, const char *text)
     sqlite3_bind_text (stmt, i, text, -1, SQLITE_TRANSIENT);
 }
 
+/* A text column as valid UTF-8: older versions stored live messages unchecked, and another program may write
+ * the file; the regex engines and GLib's UTF-8 functions behind every reader assume valid text. */
 static char *
 column_strdup (sqlite3_stmt *stmt, int i)
 {
   const char *text = (const char *) sqlite3_column_text (stmt, i);
+  int len = sqlite3_column_bytes (stmt, i);
 
-  return g_strdup (text);
+  if (text == NULL)
+    return NULL;
+  if (g_utf8_validate_len (text, (gsize) len, NULL))
+    return g_strndup (text, (gsize) len);
+  return g_utf8_make_valid (text, len);
 }
 
 CatchupMessage *

@@ -8,6 +8,7 @@
 #include "catchup-store.h"
 #include "catchup-import.h"
 #include "catchup-chatlog.h"
+#include "catchup-json.h"
 #include "catchup-chunk.h"
 #include "catchup-embed.h"
 #include "catchup-index.h"

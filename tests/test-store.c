@@ -888,12 +888,34 @@ test_memory (void)
   g_assert_true (add (store, room, NULL, 1, "s", "t", NULL));
 }
 
+/* Rows another program (or an older version) wrote with invalid UTF-8 are read back as valid text. */
+static void
+test_invalid_utf8_read (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) msgs = NULL;
+  CatchupMessage *m;
+
+  add (fx->store, fx->room, "u1", 100, "ann", "placeholder", NULL);
+  g_assert_true (catchup_store_exec (fx->store,
+                                     "UPDATE messages SET body = CAST (X'6c6f636b20ff20c3' AS TEXT),"
+                                     " speaker = CAST (X'61fe' AS TEXT)", &error));
+  g_assert_no_error (error);
+  msgs = catchup_store_range (fx->store, fx->room, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (msgs->len, ==, 1);
+  m = msgs->pdata[0];
+  g_assert_cmpstr (m->text, ==, "lock \xef\xbf\xbd \xef\xbf\xbd");
+  g_assert_cmpstr (m->speaker, ==, "a\xef\xbf\xbd");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
   TEST ("open-pragmas", test_open_pragmas);
+  TEST ("invalid-utf8-read", test_invalid_utf8_read);
   TEST ("idempotent", test_idempotent);
   TEST ("add-batch", test_add_batch);
   TEST ("get-message", test_get_message);
