@@ -24,9 +24,9 @@ typedef struct {
 static const WorthCue worth_cues[] = {
   { "decided", CATCHUP_WORTH_DECISION }, { "agreed", CATCHUP_WORTH_DECISION },
   { "we'll go with", CATCHUP_WORTH_DECISION }, { "going with", CATCHUP_WORTH_DECISION },
-  { "went with", CATCHUP_WORTH_DECISION }, { "let's", CATCHUP_WORTH_DECISION }, { "lets ", CATCHUP_WORTH_DECISION },
+  { "went with", CATCHUP_WORTH_DECISION }, { "let's", CATCHUP_WORTH_DECISION }, { "lets", CATCHUP_WORTH_DECISION },
   { "approved", CATCHUP_WORTH_DECISION }, { "final", CATCHUP_WORTH_DECISION }, { "instead", CATCHUP_WORTH_DECISION },
-  { "plan", CATCHUP_WORTH_PLAN }, { "will ", CATCHUP_WORTH_PLAN }, { "i'll", CATCHUP_WORTH_PLAN },
+  { "plan", CATCHUP_WORTH_PLAN }, { "will", CATCHUP_WORTH_PLAN }, { "i'll", CATCHUP_WORTH_PLAN },
   { "going to", CATCHUP_WORTH_PLAN }, { "gonna", CATCHUP_WORTH_PLAN }, { "tomorrow", CATCHUP_WORTH_PLAN },
   { "next week", CATCHUP_WORTH_PLAN }, { "schedule", CATCHUP_WORTH_PLAN }, { "deadline", CATCHUP_WORTH_PLAN },
   { "please", CATCHUP_WORTH_REQUEST }, { "can you", CATCHUP_WORTH_REQUEST }, { "could you", CATCHUP_WORTH_REQUEST },
@@ -38,7 +38,7 @@ static const WorthCue worth_cues[] = {
   { "fails", CATCHUP_WORTH_STATUS }, { "failing", CATCHUP_WORTH_STATUS }, { "passing", CATCHUP_WORTH_STATUS },
   { "green", CATCHUP_WORTH_STATUS }, { "blocked", CATCHUP_WORTH_STATUS }, { "still", CATCHUP_WORTH_STATUS },
   { "finished", CATCHUP_WORTH_STATUS }, { "ready", CATCHUP_WORTH_STATUS }, { "now", CATCHUP_WORTH_STATUS },
-  { "got ", CATCHUP_WORTH_NEWS }, { "just ", CATCHUP_WORTH_NEWS }, { "news", CATCHUP_WORTH_NEWS },
+  { "got", CATCHUP_WORTH_NEWS }, { "just", CATCHUP_WORTH_NEWS }, { "news", CATCHUP_WORTH_NEWS },
   { "guess what", CATCHUP_WORTH_NEWS }, { "finally", CATCHUP_WORTH_NEWS }, { "announce", CATCHUP_WORTH_NEWS },
   { "?", CATCHUP_WORTH_QUESTION },
 };
@@ -161,11 +161,12 @@ is_word (const char *w)
 gboolean
 catchup_gaps_is_worthy (const char *text, CatchupWorth *worth)
 {
-  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autofree char *lower = g_utf8_casefold (text, -1);
   g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
 
+  /* whole words only: "now" is not in "know", "sent" not in "present" */
   for (guint i = 0; i < G_N_ELEMENTS (worth_cues); i++)
-    if (strstr (lower, worth_cues[i].cue))
+    if (catchup_text_has_folded_phrase (lower, worth_cues[i].cue))
       {
         if (worth)
           *worth = worth_cues[i].worth;
@@ -234,10 +235,10 @@ find_expression (char **words, GHashTable *introduced, CatchupGapType *type)
 static char *
 find_cue (const char *text, CatchupGapType *type)
 {
-  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autofree char *lower = g_utf8_casefold (text, -1);
 
   for (guint i = 0; i < G_N_ELEMENTS (gap_cues); i++)
-    if (strstr (lower, gap_cues[i].cue))
+    if (catchup_text_has_folded_phrase (lower, gap_cues[i].cue))
       {
         *type = gap_cues[i].type;
         return g_strdup (gap_cues[i].cue);

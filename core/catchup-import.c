@@ -9,6 +9,7 @@
 #include "catchup-error.h"
 #include "catchup-import.h"
 #include "catchup-json.h"
+#include "catchup-records.h"
 #include "catchup-text.h"
 
 /* ---------- results ---------- */
@@ -127,7 +128,8 @@ importer_flush (Importer *imp, GError **error)
       GPtrArray *batch = value;
       guint n_inserted;
 
-      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error))
+      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error) ||
+          !catchup_records_update (imp->store, *(gint64 *) key, 0, NULL, error))
         return importer_failed (imp, error);
       imp->txn_inserted += n_inserted;
       imp->txn_duplicates += batch->len - n_inserted;

@@ -361,3 +361,40 @@ catchup_text_sanitize (const char *text)
 {
   return clean (text, -1, CATCHUP_TEXT_ONE_LINE, TRUE);
 }
+
+/* ---- phrases on word boundaries ---- */
+
+static gboolean
+is_word_at (const char *p)
+{
+  gunichar c = g_utf8_get_char_validated (p, -1);
+  return *p && (c < 0x80 ? (g_ascii_isalnum (c) || c == '_') : is_word_char (c));
+}
+
+gboolean
+catchup_text_has_folded_phrase (const char *folded_text, const char *folded_phrase)
+{
+  gsize len;
+
+  if (!folded_text || !folded_phrase || !*folded_phrase)
+    return FALSE;
+  len = strlen (folded_phrase);
+  gboolean need_left = is_word_at (folded_phrase);
+  gboolean need_right = is_word_at (g_utf8_find_prev_char (folded_phrase, folded_phrase + len));
+  for (const char *p = strstr (folded_text, folded_phrase); p; p = strstr (p + 1, folded_phrase)) {
+    const char *before = p > folded_text ? g_utf8_find_prev_char (folded_text, p) : NULL;
+    gboolean left = !need_left || !before || !is_word_at (before);
+    gboolean right = !need_right || !is_word_at (p + len);
+    if (left && right)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+gboolean
+catchup_text_has_phrase (const char *text, const char *phrase)
+{
+  g_autofree char *t = g_utf8_casefold (text ? text : "", -1);
+  g_autofree char *ph = g_utf8_casefold (phrase ? phrase : "", -1);
+  return catchup_text_has_folded_phrase (t, ph);
+}

@@ -41,5 +41,11 @@ char *catchup_text_clean (const char *text, gssize len, CatchupTextLines lines);
  * what catchup_text_clean does on one line, and no bidi embedding, override or isolate either, which would make
  * the line read as something else. NULL gives "". */
 char *catchup_text_sanitize (const char *text);
+/* Whether phrase occurs in text as whole words: "now" is not in "know", "sent" not in "present", "ta" not in
+ * "data". Both are compared casefolded; a phrase that starts or ends with a non-word character ("+1", "o/",
+ * "ot:") needs no boundary on that side. */
+gboolean catchup_text_has_phrase (const char *text, const char *phrase);
+/* The same on text and phrase already casefolded (g_utf8_casefold), for matching many phrases on one text. */
+gboolean catchup_text_has_folded_phrase (const char *folded_text, const char *folded_phrase);
 
 G_END_DECLS

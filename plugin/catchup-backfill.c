@@ -63,21 +63,114 @@ backfill_free (Backfill *b)
   g_free (b);
 }
 
-static GPtrArray *
-read_log (PurpleLog *log)
-{
-  PurpleLogReadFlags flags = 0;
-  g_autofree char *text = purple_log_read (log, &flags);
-  g_autoptr (GTimeZone) zone = NULL;
+/* ---------- reading a log ---------- */
 
-  /* Only the HTML logger keeps its lines' markup (and no newlines); the others are text, escaped. */
+static const char *
+translate_purple (const char *format, gpointer data)
+{
+  /* libpurple's own catalogue: the logs were written in the language the client showed its notices in. */
+  return g_dgettext ("pidgin", format);
+}
+
+/* The nick the user had in the room when the logger wrote it: the connection's, else what the protocols
+ * derive from the account name (an IRC nick, an XMPP node). */
+static char *
+own_nick (PurpleAccount *account)
+{
+  PurpleConnection *gc = purple_account_get_connection (account);
+  const char *display = gc ? purple_connection_get_display_name (gc) : NULL;
+  const char *user = purple_account_get_username (account);
+
+  if (display != NULL && *display != '\0' && strchr (display, '@') == NULL)
+    return g_strdup (display);
+  return g_strndup (user, strcspn (user, "@/"));
+}
+
+/* The log's text as its file has it (header line first) and how to read it. The common loggers' files are
+ * read directly: the text logger's reader escapes and marks up links, which would only have to be undone. */
+static char *
+log_text (PurpleLog *log, CatchupChatlogFormat *format)
+{
+  PurpleLogCommonLoggerData *data = log->logger_data;
+  const char *id = log->logger ? log->logger->id : NULL;
+  PurpleLogReadFlags flags = 0;
+  g_autofree char *read = NULL;
+  char *text = NULL;
+
+  if ((g_strcmp0 (id, "txt") == 0 || g_strcmp0 (id, "html") == 0) && data != NULL && data->path != NULL
+      && g_file_get_contents (data->path, &text, NULL, NULL))
+    {
+      *format = g_strcmp0 (id, "html") == 0 ? CATCHUP_CHATLOG_HTML : CATCHUP_CHATLOG_TEXT;
+      return text;
+    }
+  /* Any other logger, through libpurple: HTML when it keeps no newlines, else escaped text. */
+  read = purple_log_read (log, &flags);
+  if (read == NULL)
+    return NULL;
+  *format = (flags & PURPLE_LOG_READ_NO_NEWLINE) ? CATCHUP_CHATLOG_HTML : CATCHUP_CHATLOG_TEXT;
+  if (*format == CATCHUP_CHATLOG_HTML)
+    return g_strconcat ("\n", read, NULL);
+  {
+    g_auto (GStrv) lines = g_strsplit (read, "\n", -1);
+    GString *plain = g_string_new ("\n");
+
+    for (guint i = 0; lines[i] != NULL; i++)
+      {
+        g_autofree char *line = purple_markup_strip_html (lines[i]);
+        g_string_append_printf (plain, "%s\n", line);
+      }
+    return g_string_free (plain, FALSE);
+  }
+}
+
+/* The names the logger writes for the account's buddies (their aliases), back to their nicks. */
+static GHashTable *
+buddy_nicks (PurpleAccount *account)
+{
+  GHashTable *nicks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GSList *buddies = purple_find_buddies (account, NULL);
+
+  for (GSList *l = buddies; l != NULL; l = l->next)
+    {
+      const char *name = purple_buddy_get_name (l->data);
+      const char *alias = purple_buddy_get_contact_alias (l->data);
+
+      if (name != NULL && alias != NULL && strcmp (name, alias) != 0)
+        g_hash_table_insert (nicks, g_strdup (alias), g_strdup (name));
+    }
+  g_slist_free (buddies);
+  return nicks;
+}
+
+static GPtrArray *
+read_log (PurpleLog *log, const char *room, PurpleAccount *account)
+{
+  g_autofree char *nick = own_nick (account);
+  g_autoptr (GHashTable) nicks = buddy_nicks (account);
+  const char *alias = purple_account_get_alias (account);
+  const char *names[] = { alias, NULL };
+  CatchupChatlogContext ctx = {
+    .start = log->time, .room = room, .own_nick = nick, .own_names = names, .nicks = nicks,
+    .translate = translate_purple,
+  };
+  CatchupChatlogFormat format = CATCHUP_CHATLOG_TEXT;
+  g_autofree char *text = log_text (log, &format);
+  g_autoptr (GTimeZone) zone = g_time_zone_new_local ();
+
+  /* The file name keeps the offset of the log's start; the local zone is the better guess when it agrees,
+   * as it also knows a change to summer time in the middle of a long log. */
 #ifdef __USE_MISC
   if (log->tm != NULL)
-    zone = g_time_zone_new_offset (log->tm->tm_gmtoff);
+    {
+      ctx.utc_offset = (int) log->tm->tm_gmtoff;
+      if (g_time_zone_get_offset (zone, g_time_zone_find_interval (zone, G_TIME_TYPE_UNIVERSAL, log->time))
+          == ctx.utc_offset)
+        ctx.zone = zone;
+    }
+  else
 #endif
-  if (zone == NULL)
-    zone = g_time_zone_new_local ();
-  return catchup_chatlog_parse (text ? text : "", (flags & PURPLE_LOG_READ_NO_NEWLINE) != 0, log->time, zone);
+    ctx.zone = zone;
+  return catchup_chatlog_parse (text ? text : "", format, &ctx);
 }
 
 /* ---------- reporting ---------- */
@@ -132,7 +225,7 @@ report_all_done (Backfill *b)
   g_autofree char *news = count_text (b->inserted);
   g_autofree char *logs = g_strdup_printf (ngettext ("%u chat log", "%u chat logs", b->n_logs), b->n_logs);
   g_autofree char *rooms = g_strdup_printf (ngettext ("%u room", "%u rooms", b->n_rooms), b->n_rooms);
-  /* TRANSLATORS: "12 chat logs of 3 rooms read: 540 new messages." */
+  /* Translators: "12 chat logs of 3 rooms read: 540 new messages." */
   g_autofree char *text = g_strdup_printf (_("%s of %s read: %s."), logs, rooms, news);
 
   purple_debug_info ("catchup", "log import: %s\n", text);
@@ -144,7 +237,7 @@ report_all_done (Backfill *b)
 
 typedef struct {
   CatchupRoomKey *key;
-  GPtrArray *msgs;
+  GPtrArray *lines;     /* CatchupChatlogLine of one log */
 } Batch;
 
 static void
@@ -153,25 +246,64 @@ batch_free (gpointer data)
   Batch *batch = data;
 
   catchup_room_key_free (batch->key);
-  g_ptr_array_unref (batch->msgs);
+  g_ptr_array_unref (batch->lines);
   g_free (batch);
 }
 
-/* On the writer thread: how many of the batch were new. */
+/* A join, part or nick change of the log, as the live signals record them. */
+static gboolean
+store_event (CatchupStore *store, gint64 room, const CatchupChatlogLine *line, GError **error)
+{
+  switch (line->kind)
+    {
+    case CATCHUP_CHATLOG_JOIN:
+      return catchup_store_add_event (store, room, line->ts, CATCHUP_ROOM_EVENT_JOIN, line->nick, NULL, error);
+    case CATCHUP_CHATLOG_PART:
+      return catchup_store_add_event (store, room, line->ts, CATCHUP_ROOM_EVENT_PART, line->nick, line->text,
+                                      error);
+    case CATCHUP_CHATLOG_NICK:
+      return catchup_store_add_nick_change (store, room, line->ts, line->nick, line->text, error);
+    default:
+      return TRUE;
+    }
+}
+
+/* On the writer thread, in one transaction: the log's events, then its messages; how many of those were new. */
 static gpointer
 store_batch (CatchupStore *store, gpointer data, GError **error)
 {
   Batch *batch = data;
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   gint64 room = catchup_store_ensure_room (store, batch->key->protocol, batch->key->account, batch->key->name,
                                            error);
-  guint *inserted;
+  g_autofree guint *inserted = g_new0 (guint, 1);
 
-  if (room == 0)
+  if (room == 0 || !catchup_store_begin (store, error))
     return NULL;
-  inserted = g_new0 (guint, 1);
-  if (!catchup_store_add_batch (store, room, batch->msgs, inserted, error))
-    g_clear_pointer (&inserted, g_free);
-  return inserted;
+  for (guint i = 0; i < batch->lines->len; i++)
+    {
+      CatchupChatlogLine *line = batch->lines->pdata[i];
+      CatchupMessage *msg;
+
+      if (line->kind != CATCHUP_CHATLOG_MESSAGE)
+        {
+          if (!store_event (store, room, line, error))
+            goto failed;
+          continue;
+        }
+      /* No id: derived from time, speaker and text as for live lines, so both are stored once. */
+      msg = catchup_message_new (NULL, line->ts, line->nick, line->text);
+      msg->flags = line->flags;
+      g_ptr_array_add (msgs, msg);
+    }
+  if (!catchup_store_add_batch (store, room, msgs, inserted, error))
+    goto failed;
+  /* A failed commit has rolled back already. */
+  return catchup_store_commit (store, error) ? g_steal_pointer (&inserted) : NULL;
+
+failed:
+  catchup_store_rollback (store);
+  return NULL;
 }
 
 static gboolean step (gpointer data);
@@ -230,7 +362,7 @@ step (gpointer data)
 {
   RoomImport *room;
   PurpleLog *log;
-  g_autoptr (GPtrArray) msgs = NULL;
+  g_autoptr (GPtrArray) lines = NULL;
   Batch *batch;
 
   backfill->idle_id = 0;
@@ -251,7 +383,7 @@ step (gpointer data)
     }
   log = room->logs->data;
   room->logs = g_list_delete_link (room->logs, room->logs);
-  msgs = read_log (log);
+  lines = read_log (log, room->key->name, room->account);
   purple_log_free (log);
   room->n_read++;
   if (g_get_monotonic_time () - backfill->last_report >= PROGRESS_INTERVAL)
@@ -259,14 +391,14 @@ step (gpointer data)
       backfill->last_report = g_get_monotonic_time ();
       report_progress (room);
     }
-  if (msgs->len == 0)
+  if (lines->len == 0)
     {
       step_later ();
       return FALSE;
     }
   batch = g_new0 (Batch, 1);
   batch->key = catchup_room_key_copy (room->key);
-  batch->msgs = g_steal_pointer (&msgs);
+  batch->lines = g_steal_pointer (&lines);
   catchup_writer_call_async (catchup_plugin.writer, store_batch, batch, batch_free, g_free,
                              catchup_plugin.cancellable, stored, NULL);
   return FALSE;

@@ -23,6 +23,7 @@
 #define CATCHUP_PREF_EMBED_MODEL     CATCHUP_PREFS_ROOT "/embedding_model"
 #define CATCHUP_PREF_API_KEY         CATCHUP_PREFS_ROOT "/api_key"
 #define CATCHUP_PREF_TIMEOUT         CATCHUP_PREFS_ROOT "/timeout"
+#define CATCHUP_PREF_THINKING        CATCHUP_PREFS_ROOT "/thinking"
 #define CATCHUP_PREF_INDEX_IMS       CATCHUP_PREFS_ROOT "/index_ims"
 #define CATCHUP_PREF_RETENTION_DAYS  CATCHUP_PREFS_ROOT "/retention_days"
 #define CATCHUP_PREF_DB_PATH         CATCHUP_PREFS_ROOT "/database"
@@ -69,6 +70,10 @@ char *catchup_room_key_spec (const CatchupRoomKey *key);
 /* The open conversation of key, or NULL when it was closed or its account went away. */
 PurpleConversation *catchup_room_key_find_conv (const CatchupRoomKey *key);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupRoomKey, catchup_room_key_free)
+
+/* Core log messages (GLib domain "catchup") go to purple_debug, on the main loop, while the plugin is loaded. */
+void catchup_log_start (void);
+void catchup_log_stop (void);
 
 /* The language model (catchup-model.c): settings from the preferences (NULL without an endpoint), and the
  * background embedding of the history while an embedding model is configured. */

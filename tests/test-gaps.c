@@ -185,6 +185,15 @@ test_chit_chat (void)
   g_assert_cmpuint (gaps->len, ==, 0);
   g_assert_false (catchup_gaps_is_worthy ("lol", NULL));
   g_assert_false (catchup_gaps_is_worthy ("morning", NULL));
+  /* cues are whole words: "now" is not in "know", "sent" not in "present" */
+  {
+    CatchupWorth cue_worth = CATCHUP_WORTH_OTHER;
+
+    catchup_gaps_is_worthy ("you know the present shape", &cue_worth);
+    g_assert_cmpint (cue_worth, ==, CATCHUP_WORTH_OTHER);
+    catchup_gaps_is_worthy ("the tarball was sent to the list", &cue_worth);
+    g_assert_cmpint (cue_worth, ==, CATCHUP_WORTH_ACTION);
+  }
 }
 
 static void

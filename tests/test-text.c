@@ -139,11 +139,31 @@ test_sanitize_output (void)
     }
 }
 
+/* One phrase matcher for the gap detector and the summary: whole words, any case, any script. */
+static void
+test_phrase (void)
+{
+  g_assert_true (catchup_text_has_phrase ("I know it works NOW", "now"));
+  g_assert_false (catchup_text_has_phrase ("I know", "now"));
+  g_assert_false (catchup_text_has_phrase ("he was present", "sent"));
+  g_assert_true (catchup_text_has_phrase ("sent it, present too", "sent"));
+  g_assert_false (catchup_text_has_phrase ("the data is in", "ta"));
+  g_assert_true (catchup_text_has_phrase ("ok, we'll go with it", "we'll go with"));
+  g_assert_true (catchup_text_has_phrase ("we'll do it", "we"));
+  g_assert_true (catchup_text_has_phrase ("+1 from me", "+1"));
+  g_assert_true (catchup_text_has_phrase ("sounds good?", "?"));
+  g_assert_false (catchup_text_has_phrase ("Müllerin", "müller"));
+  g_assert_true (catchup_text_has_phrase ("Frag MÜLLER", "müller"));
+  g_assert_false (catchup_text_has_phrase ("", "now"));
+  g_assert_false (catchup_text_has_phrase ("now", ""));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/catchup/text/casefold-normalise", test_terms_casefold_normalise);
+  g_test_add_func ("/catchup/text/phrase", test_phrase);
   g_test_add_func ("/catchup/text/stop-and-stem", test_terms_stop_and_stem);
   g_test_add_func ("/catchup/text/cjk-and-emoji", test_terms_cjk_and_emoji);
   g_test_add_func ("/catchup/text/count-tokens", test_count_tokens);

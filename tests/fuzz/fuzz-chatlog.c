@@ -5,35 +5,67 @@
 #include "catchup.h"
 #include "fuzz.h"
 
-/* The chat-log parser of the plugin's backfill. The first byte picks the logger (HTML or text) and the log's
- * offset from UTC; every message it returns has a speaker and a text, and stripping markup never grows a
- * text beyond its links' addresses. */
+/* The chat-log parser of the plugin's backfill on arbitrary log text. The first byte picks the logger (HTML
+ * or text), whether the context names the room, the user and an alias, and the log's offset from UTC. What
+ * comes out is valid UTF-8 and well formed: messages and events have a nick, system lines none; messages
+ * have a text. Stripping markup never grows a text beyond its links' addresses. */
+
+static const char *
+no_translation (const char *format, gpointer data)
+{
+  return format;
+}
+
+static void
+check_line (const CatchupChatlogLine *line)
+{
+  if (line->kind == CATCHUP_CHATLOG_SYSTEM)
+    g_assert_null (line->nick);
+  else
+    {
+      g_assert_nonnull (line->nick);
+      g_assert_true (g_utf8_validate (line->nick, -1, NULL));
+    }
+  if (line->kind == CATCHUP_CHATLOG_MESSAGE || line->kind == CATCHUP_CHATLOG_NICK)
+    g_assert_nonnull (line->text);
+  if (line->text != NULL)
+    g_assert_true (g_utf8_validate (line->text, -1, NULL));
+}
+
 static int
 fuzz_one (const guint8 *data, gsize size)
 {
+  static const char *const own_names[] = { "Alice A.", NULL };
   g_autofree char *text = NULL;
+  g_autofree char *plain = NULL;
+  g_autoptr (GHashTable) nicks = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GTimeZone) zone = NULL;
-  g_autoptr (GPtrArray) msgs = NULL;
-  gboolean html;
+  g_autoptr (GPtrArray) lines = NULL;
+  CatchupChatlogContext ctx = { .start = 1796023800 };
+  guint8 opts;
 
   if (size == 0)
     return 0;
-  html = (data[0] & 1) != 0;
-  zone = g_time_zone_new_offset (((gint) (data[0] >> 1) - 64) * 900 % (14 * 3600));
+  opts = data[0];
   text = catchup_fuzz_string (data + 1, size - 1);
-  msgs = catchup_chatlog_parse (text, html, 1767513600, zone);
-  for (guint i = 0; i < msgs->len; i++)
+  if (opts & 2)
     {
-      CatchupMessage *m = msgs->pdata[i];
-
-      g_assert_cmpstr (m->speaker, !=, "");
-      g_assert_cmpstr (m->text, !=, "");
+      g_hash_table_insert (nicks, (gpointer) "Caroline C.", (gpointer) "carol");
+      ctx.room = "#logroom";
+      ctx.own_nick = "alice";
+      ctx.own_names = own_names;
+      ctx.nicks = nicks;
+      ctx.translate = no_translation;
     }
-  {
-    g_autofree char *plain = catchup_chatlog_strip_markup (text);
-
-    g_assert_cmpuint (strlen (plain), <=, 3 * strlen (text) + 16);
-  }
+  if (opts & 4)
+    ctx.zone = zone = g_time_zone_new_offset (((gint) (opts >> 3) - 16) * 3600);
+  else
+    ctx.utc_offset = ((gint) (opts >> 3) - 16) * 1800;
+  lines = catchup_chatlog_parse (text, (opts & 1) ? CATCHUP_CHATLOG_HTML : CATCHUP_CHATLOG_TEXT, &ctx);
+  for (guint i = 0; i < lines->len; i++)
+    check_line (lines->pdata[i]);
+  plain = catchup_chatlog_strip_markup (text);
+  g_assert_cmpuint (strlen (plain), <=, 3 * strlen (text) + 16);
   return 0;
 }
 

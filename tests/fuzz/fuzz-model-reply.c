@@ -125,8 +125,14 @@ check_summary (const char *reply, GPtrArray *window)
       guint index;
 
       g_assert_nonnull (line->text);
-      if (line->source_id != NULL)
-        g_assert_true (in_window (window, line->source_id, &index) || strcmp (line->source_id, "h1") == 0);
+      for (guint j = 0; j < line->sources->len; j++)
+        g_assert_true (in_window (window, line->sources->pdata[j], &index));
+      for (guint j = 0; line->context != NULL && j < line->context->len; j++)
+        {
+          CatchupSummaryItem *item = line->context->pdata[j];
+
+          g_assert_true (in_window (window, item->id, &index) || g_strcmp0 (item->id, "h1") == 0);
+        }
     }
   text = catchup_summary_to_text (summary);
   g_assert_nonnull (text);

@@ -8,7 +8,7 @@
 /* The embedded gap detector and extractive summary on arbitrary text (invalid UTF-8 included: the store
  * can hold what a client or an old version stored). Input: a byte of options, then lines "speaker: text";
  * the first third of them is the memory, the rest the window. Gaps cite window messages only; summary lines
- * cite window messages and speakers who are there. */
+ * cite window messages, and their context items window or memory messages. */
 
 #define MAX_GAPS 8
 
@@ -66,6 +66,7 @@ fuzz_one (const guint8 *data, gsize size)
   g_autoptr (CatchupMemory) mem = NULL;
   g_autoptr (CatchupSummary) summary = NULL;
   g_autofree char *text = NULL;
+  CatchupSummaryOptions opts;
   guint split;
 
   if (size == 0)
@@ -85,14 +86,23 @@ fuzz_one (const guint8 *data, gsize size)
       g_assert_nonnull (gap->query);
     }
   mem = memory_of (history);
-  summary = catchup_summary_extractive (window, (data[0] & 1) ? mem : NULL, data[0] / 2 % 3);
+  catchup_summary_options_init (&opts);
+  opts.length = data[0] / 2 % 3;
+  opts.me = (data[0] & 0x40) ? "mira" : NULL;
+  summary = catchup_summary_extractive (window, (data[0] & 1) ? mem : NULL, &opts);
   for (guint i = 0; i < summary->lines->len; i++)
     {
       CatchupSummaryLine *line = summary->lines->pdata[i];
 
       g_assert_nonnull (line->text);
-      if (line->source_id != NULL)
-        g_assert_true (has_id (window, line->source_id));
+      for (guint j = 0; j < line->sources->len; j++)
+        g_assert_true (has_id (window, line->sources->pdata[j]));
+      for (guint j = 0; line->context != NULL && j < line->context->len; j++)
+        {
+          CatchupSummaryItem *item = line->context->pdata[j];
+
+          g_assert_true (has_id (window, item->id) || has_id (history, item->id));
+        }
     }
   text = catchup_summary_to_text (summary);
   g_assert_nonnull (text);

@@ -29,19 +29,19 @@ check_iso (const char *text)
 static void
 check_stamp (const char *stamp, gint offset)
 {
-  g_autoptr (GTimeZone) zone = g_time_zone_new_offset (offset);
-  g_autofree char *log = g_strdup_printf ("(%s) mira: hello\n", stamp);
-  g_autoptr (GPtrArray) msgs = catchup_chatlog_parse (log, FALSE, LOG_START, zone);
+  CatchupChatlogContext ctx = { .start = LOG_START, .utc_offset = offset };
+  g_autofree char *log = g_strdup_printf ("Conversation with #c at start\n(%s) mira: hello\n", stamp);
+  g_autoptr (GPtrArray) lines = catchup_chatlog_parse (log, CATCHUP_CHATLOG_TEXT, &ctx);
   gboolean undated = strlen (stamp) <= 11 && strchr (stamp, '-') == NULL && strchr (stamp, '/') == NULL
                      && strchr (stamp, '.') == NULL;
 
-  g_assert_cmpuint (msgs->len, <=, 1);
-  if (msgs->len == 1 && undated)
+  g_assert_cmpuint (lines->len, <=, 1);
+  if (lines->len == 1 && undated)
     {
-      CatchupMessage *m = msgs->pdata[0];
+      CatchupChatlogLine *line = lines->pdata[0];
 
-      g_assert_cmpint (m->ts, >=, LOG_START - 86400);
-      g_assert_cmpint (m->ts, <=, LOG_START + 2 * 86400);
+      g_assert_cmpint (line->ts, >=, LOG_START - 2 * 86400);
+      g_assert_cmpint (line->ts, <=, LOG_START + 2 * 86400);
     }
 }
 
