@@ -108,10 +108,14 @@ catchup_llm_prompt_fill (const char *template_text, ...)
       name = g_strndup (open + 2, close - open - 2);
       value = g_hash_table_lookup (values, g_strstrip (name));
       g_string_append_len (out, p, open - p);
-      if (value != NULL)
-        g_string_append (out, value);
-      else
-        g_string_append_len (out, open, close + 2 - open);
+      if (value == NULL)
+        {
+          /* Not a placeholder: one brace is text, and a placeholder may start right after it ("{{{x}}"). */
+          g_string_append_c (out, '{');
+          p = open + 1;
+          continue;
+        }
+      g_string_append (out, value);
       p = close + 2;
     }
   return g_string_free (out, FALSE);

@@ -886,6 +886,15 @@ test_prompt_fill (void)
   g_assert_cmpstr (out, ==, "a X{{y}} b Y c {{unknown}} X{{y}}");
 }
 
+/* Found by fuzzing: a placeholder right after stray braces or an unknown name was left unfilled. */
+static void
+test_prompt_fill_braces (void)
+{
+  g_autofree char *out = catchup_llm_prompt_fill ("{{{{x}} {{a {{x}} }} {{x}", "x", "X", NULL);
+
+  g_assert_cmpstr (out, ==, "{{X {{a X }} {{x}");
+}
+
 static void
 test_prompt_load (void)
 {
@@ -1616,6 +1625,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/cancel-before", test_cancel_before);
   g_test_add_func ("/catchup/llm/api-key", test_api_key);
   g_test_add_func ("/catchup/llm/prompt-fill", test_prompt_fill);
+  g_test_add_func ("/catchup/llm/prompt-fill-braces", test_prompt_fill_braces);
   g_test_add_func ("/catchup/llm/prompt-load", test_prompt_load);
   g_test_add_func ("/catchup/llm/prompt-built-in", test_prompt_built_in);
   g_test_add_func ("/catchup/llm/chat-request-extras", test_chat_request_extras);
