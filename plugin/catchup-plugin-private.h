@@ -134,6 +134,11 @@ void catchup_backfill_all (void);
 GList *catchup_backfill_actions (PurplePlugin *plugin, gpointer context);
 void catchup_backfill_stop (void);
 
+/* Faults of the history writer told in the conversations whose messages it keeps; at unload, what it could not
+ * write is told too. stop stops and frees the writer. */
+void catchup_save_status_start (void);
+void catchup_save_status_stop (void);
+
 /* Output into conversations. */
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);
 void catchup_output_result (PurpleConversation *conv, const CatchupResult *result);
