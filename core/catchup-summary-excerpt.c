@@ -244,10 +244,8 @@ catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars)
   for (guint i = first; i < spans->len && !cut; i++) {
     const Span *s = &g_array_index (spans, Span, i);
     guint used = chars (out->str, out->len);
-    if (s->caption && !captions && i != first) {
-      more_after = TRUE;
+    if (s->caption && !captions && i != first)
       continue;
-    }
     if (out->len > 0 && used + 1 + chars (text + s->start, s->end - s->start) > max_chars) {
       more_after = TRUE;
       break;
@@ -255,11 +253,33 @@ catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars)
     g_autofree char *piece = cut_clause (text, s->start, s->end, out->len ? max_chars - used - 1 : max_chars, &cut);
     g_string_append_printf (out, "%s%s", out->len ? " " : "", piece);
   }
-  if (first > 0)
+  /* a greeting or caption left out before or after is no text missing from the claim */
+  gboolean text_before = FALSE;
+  for (guint i = 0; i < first; i++)
+    text_before |= !g_array_index (spans, Span, i).social && !g_array_index (spans, Span, i).caption;
+  if (text_before)
     g_string_prepend (out, "…");
   if (cut)
     g_string_append (out, "…");
   else if (more_after)
     g_string_append (out, " …");
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+GHashTable *
+catchup_summary_question_focus (const char *text)
+{
+  g_autoptr (GArray) spans = split_sentences (text ? text : "");
+  GHashTable *focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < spans->len; i++) {
+    const Span *s = &g_array_index (spans, Span, i);
+    if (s->caption || s->end == 0 || text[s->end - 1] != '?')
+      continue;
+    g_autofree char *sentence = g_strndup (text + s->start, s->end - s->start);
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (sentence);
+    for (guint t = 0; t < terms->len; t++)
+      g_hash_table_add (focus, g_strdup (terms->pdata[t]));
+    break;
+  }
+  return focus;
 }

@@ -35,6 +35,8 @@ char *catchup_summary_clean (const char *text);
  * a greeting or a reaction) and as many of the next as fit, cut at a clause boundary, "…" where text was left
  * out. A photo caption only when it is what matches focus. */
 char *catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars);
+/* The terms of the first question a text asks, as a focus for its excerpt (empty when it asks none). */
+GHashTable *catchup_summary_question_focus (const char *text);
 
 /* ---- catchup-summary-select.c ---- */
 
@@ -55,6 +57,7 @@ typedef struct {
   gint superseded_by;      /* a later candidate that revises what this one states; -1 */
   GPtrArray *replaces;     /* CatchupMessage (borrowed: window or memory): earlier states this one revises */
   GArray *gaps;            /* guint: indices into mem->gaps about this message */
+  guint refs;              /* of them, the ones the memory resolves */
   gboolean chosen;
   gboolean covered;        /* shown under another line (an answer under its question) */
 } CatchupCandidate;

@@ -25,7 +25,15 @@ static const char *const generic_nouns[] = {
   "kind", "sort", "bit", "chance", "help", "love", "luck", "side", "place", "matter", "question", "answer",
   "feeling", "feelings", "experience", "words", "heart", "mind", "one", "ones", "other", "others", "first",
   "last", "next", "whole", "beginning", "morning", "evening", "night", "news", "plan", "plans", "work", "job",
-  "meantime", "moment", "while", "thought", "thoughts", "energy", "vibe", "vibes", "journey", "advice", NULL,
+  "meantime", "moment", "while", "thought", "thoughts", "energy", "vibe", "vibes", "journey", "advice", "pic",
+  "pics", "photo", "photos", "picture", "pictures", "shot", "video", NULL,
+};
+
+/* What a speaker's "my X" names without needing an explanation: their kids, their job. */
+static const char *const own_things[] = {
+  "kid", "kids", "children", "child", "family", "husband", "wife", "partner", "son", "sons", "daughter",
+  "daughters", "mom", "mother", "dad", "father", "parent", "parents", "friend", "friends", "brother", "sister",
+  "team", "home", "house", "life", "job", "work", "art", "body", "heart", NULL,
 };
 
 static const char *const stock_phrases[] = {
@@ -68,6 +76,9 @@ naming_terms (const char *folded_expr)
 
   if (in_list (folded_expr, stock_phrases))
     return NULL;
+  if ((g_str_has_prefix (folded_expr, "my ") || g_str_has_prefix (folded_expr, "our ")) && terms->len == 1 &&
+      in_list (terms->pdata[0], own_things))
+    return NULL;
   for (guint i = terms->len; i-- > 0;) {
     const char *t = terms->pdata[i];
     if (in_list (t, pointers))
@@ -95,7 +106,8 @@ names_referent (GPtrArray *turn_terms, GPtrArray *naming)
     hits += found;
     head |= found && e + 1 == naming->len;
   }
-  return head ? hits : 0;
+  /* "the advocacy event" is not any event: two of its words, when it has two */
+  return head && hits >= MIN (naming->len, 2) ? hits : 0;
 }
 
 static gboolean

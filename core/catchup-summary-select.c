@@ -56,7 +56,10 @@ budget_for (const LengthProfile *p, GArray *cands, guint topics)
   guint tokens = window_tokens (cands);
   double grow = tokens <= SMALL_WINDOW ? 0 : MIN (1.0, (tokens - SMALL_WINDOW) / (double) (LARGE_WINDOW - SMALL_WINDOW));
   guint max_entries = p->max_entries + (guint) lround (grow * p->grow_entries);
-  Budget b = { CLAMP (topics + 2, p->min_entries, max_entries), p->max_rendered + (guint) lround (grow * p->grow_rendered),
+  guint worthy = 0;
+  for (guint i = 0; i < cands->len; i++)
+    worthy += g_array_index (cands, CatchupCandidate, i).score >= 1.5;
+  Budget b = { CLAMP (MAX (topics + 2, worthy / 2), p->min_entries, max_entries), p->max_rendered + (guint) lround (grow * p->grow_rendered),
                p->line_chars, p->context_chars };
   return b;
 }
@@ -585,7 +588,7 @@ typedef struct {
 static guint
 cost (const CatchupCandidate *c, GArray *cands)
 {
-  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + (c->gaps->len > 0);
+  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->refs;
   if (c->asked >= 0 && needs_question (c) && !cand (cands, c->asked)->chosen)
     n++;
   return n;
@@ -596,7 +599,7 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 {
   if (c->chosen || c->covered || c->superseded_by >= 0 || c->score <= 0 || is_redundant (c, ch->covered))
     return FALSE;
-  guint n = MIN (cost (c, ch->cands), 2);
+  guint n = MIN (cost (c, ch->cands), 3);
   if (!forced && (ch->entries >= ch->budget.entries || ch->rendered + n > ch->budget.rendered))
     return FALSE;
   /* an answer that needs its question is shown under it: the line is the question's */
@@ -695,8 +698,10 @@ add_replaced (CatchupSummaryLine *line, const CatchupCandidate *c, guint max_cha
 static char *
 line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
 {
-  g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; mem && i < c->gaps->len; i++) {
+  /* a question shown with its answer must show what it asks */
+  g_autoptr (GHashTable) focus = c->answer >= 0 ? catchup_summary_question_focus (c->clean)
+                                                : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; mem && c->answer < 0 && i < c->gaps->len; i++) {
     CatchupGap *gap = mem->gaps->pdata[g_array_index (c->gaps, guint, i)];
     g_autoptr (GPtrArray) terms = catchup_summary_terms (gap->expression);
     for (guint t = 0; t < terms->len; t++)
@@ -723,7 +728,7 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
 /* ---- the summary ---- */
 
 /* A line whose reference the memory resolves is what the memory is for: it weighs more. */
-#define RESOLVED_BONUS 2.0
+#define RESOLVED_BONUS 1.0
 
 static void
 weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
@@ -734,7 +739,8 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
       continue;
     g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
     catchup_summary_resolve (probe, c, mem, max_chars);
-    if (probe->context->len > 0)
+    c->refs = probe->context->len;
+    if (c->refs > 0)
       c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
   }
 }
