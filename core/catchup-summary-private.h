@@ -57,7 +57,7 @@ typedef struct {
   gint superseded_by;      /* a later candidate that revises what this one states; -1 */
   GPtrArray *replaces;     /* CatchupMessage (borrowed: window or memory): earlier states this one revises */
   GArray *gaps;            /* guint: indices into mem->gaps about this message */
-  guint refs;              /* of them, the ones the memory resolves */
+  GPtrArray *context;      /* CatchupSummaryItem: the checked references of the line (catchup_summary_resolve) */
   gboolean chosen;
   gboolean covered;        /* shown under another line (an answer under its question) */
 } CatchupCandidate;
@@ -81,10 +81,15 @@ guint catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_t
 
 /* ---- catchup-summary-refs.c ---- */
 
-/* The checked references of candidate c's gaps, added to line->context: each cites the one turn of memory
- * that names what the expression refers to; none when the expression is no real reference or the evidence
- * is ambiguous. */
-void catchup_summary_resolve (CatchupSummaryLine *line, const CatchupCandidate *c, CatchupMemory *mem,
-                              guint max_chars);
+/* The checked references of candidate c, added to items (CatchupSummaryItem): its gaps' expressions and (given the terms
+ * the window introduced before it) the definite noun phrases it leaves unexplained; each cites the one turn of
+ * memory that names what the expression refers to; none when the expression is no real reference or the
+ * evidence is ambiguous. */
+typedef struct _CatchupSummaryRefs CatchupSummaryRefs;
+CatchupSummaryRefs *catchup_summary_refs_new (CatchupMemory *mem);
+void catchup_summary_refs_free (CatchupSummaryRefs *refs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupSummaryRefs, catchup_summary_refs_free)
+void catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, const CatchupSummaryRefs *refs,
+                              GHashTable *introduced, guint max_chars);
 
 G_END_DECLS

@@ -322,6 +322,7 @@ candidate_clear (CatchupCandidate *c)
   g_clear_pointer (&c->terms, g_ptr_array_unref);
   g_clear_pointer (&c->replaces, g_ptr_array_unref);
   g_clear_pointer (&c->gaps, g_array_unref);
+  g_clear_pointer (&c->context, g_ptr_array_unref);
 }
 
 static gboolean
@@ -371,6 +372,7 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
     c.words = count_words (c.clean);
     c.question = asks (c.clean);
     c.replaces = g_ptr_array_new ();
+    c.context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
     c.gaps = gaps_of_utterance (mem, msg);
     aside = opens_off_topic (c.folded) || (aside && msg->ts - prev_ts <= ASIDE_PAUSE);
     prev_ts = msg->ts;
@@ -588,7 +590,7 @@ typedef struct {
 static guint
 cost (const CatchupCandidate *c, GArray *cands)
 {
-  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->refs;
+  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len;
   if (c->asked >= 0 && needs_question (c) && !cand (cands, c->asked)->chosen)
     n++;
   return n;
@@ -713,11 +715,12 @@ line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
 static CatchupSummaryLine *
 make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
 {
-  const CatchupCandidate *c = cand (cands, i);
+  CatchupCandidate *c = cand (cands, i);
   g_autofree char *text = line_text (c, mem, b->line_chars);
   CatchupSummaryLine *line = catchup_summary_line_new (section_of (c), c->msg->id, c->msg->speaker, c->msg->ts,
                                                        text);
-  catchup_summary_resolve (line, c, mem, b->context_chars);
+  g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&c->context));
+  c->context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
   add_replaced (line, c, b->context_chars);
   add_agreement (line, cands, i);
   if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
@@ -733,15 +736,21 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
 static void
 weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
 {
-  for (guint i = 0; mem && i < cands->len; i++) {
+  g_autoptr (CatchupSummaryRefs) refs = NULL;
+  g_autoptr (GHashTable) introduced = g_hash_table_new (g_str_hash, g_str_equal);
+
+  if (!mem || !mem->turns || mem->turns->len == 0)
+    return;
+  refs = catchup_summary_refs_new (mem);
+  for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
-    if (c->gaps->len == 0 || c->words < 3)
-      continue;
-    g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
-    catchup_summary_resolve (probe, c, mem, max_chars);
-    c->refs = probe->context->len;
-    if (c->refs > 0)
-      c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
+    if ((c->score > 0 || c->gaps->len > 0) && c->words >= 3) {
+      catchup_summary_resolve (c->context, c, refs, introduced, max_chars);
+      if (c->context->len > 0)
+        c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
+    }
+    for (guint t = 0; t < c->terms->len; t++)
+      g_hash_table_add (introduced, c->terms->pdata[t]);
   }
 }
 
