@@ -197,8 +197,11 @@ preview_done (GObject *source, GAsyncResult *res, gpointer data)
     }
   if (preview == NULL || preview->count == 0)
     {
+      /* After an absence IRC could not show, "nothing" would be untrue: say what was not received. */
+      g_autofree char *gap = preview ? catchup_presence_gap_text (conv) : NULL;
+
       if (!job->automatic)
-        catchup_output_local (conv, preview ? _("Nothing to catch up on here yet.") : error->message);
+        catchup_output_local (conv, gap ? gap : preview ? _("Nothing to catch up on here yet.") : error->message);
       job_free (job);
       return;
     }

@@ -30,6 +30,8 @@
 #define CATCHUP_PREF_SETTLE_MS       CATCHUP_PREFS_ROOT "/settle_ms"
 /* Minimum time between two automatic catch-ups of one room. */
 #define CATCHUP_PREF_COOLDOWN        CATCHUP_PREFS_ROOT "/cooldown_seconds"
+/* How often the rooms the client is in are recorded as such (what a crash leaves behind). */
+#define CATCHUP_PREF_HEARTBEAT       CATCHUP_PREFS_ROOT "/heartbeat_seconds"
 /* Pause between two lines posted to a room. */
 #define CATCHUP_PREF_POST_INTERVAL   CATCHUP_PREFS_ROOT "/post_interval_ms"
 /* Defaults for rooms without settings of their own. */
@@ -119,6 +121,12 @@ void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolea
 
 /* "Last present" per room on the main loop (the XMPP join asks for the history since then). */
 void catchup_presence_note (const CatchupRoomKey *key, gint64 ts);
+/* On a join: since when the client was not in the room (0: unknown); on IRC, tells an absence it could not see,
+ * once. */
+gint64 catchup_presence_joined (PurpleConversation *conv);
+/* "Nothing new since you rejoined at 10:02; the 48 minutes before were not received." while that holds, else
+ * NULL. */
+char *catchup_presence_gap_text (PurpleConversation *conv);
 void catchup_presence_start (PurplePlugin *plugin);
 void catchup_presence_stop (void);
 

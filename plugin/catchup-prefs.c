@@ -20,6 +20,7 @@ catchup_prefs_init (void)
   purple_prefs_add_int (CATCHUP_PREF_RETENTION_DAYS, 0);
   purple_prefs_add_string (CATCHUP_PREF_DB_PATH, "");
   purple_prefs_add_int (CATCHUP_PREF_SETTLE_MS, 5000);
+  purple_prefs_add_int (CATCHUP_PREF_HEARTBEAT, 60);
   purple_prefs_add_int (CATCHUP_PREF_COOLDOWN, 30 * 60);
   purple_prefs_add_int (CATCHUP_PREF_POST_INTERVAL, 1500);
 

@@ -18,6 +18,7 @@
 typedef struct {
   CatchupRoomKey *key;
   guint settle_id;      /* quiet-period timer after a join; 0 when not waiting */
+  gint64 absent_since;  /* when the client was last in the room before this join; 0 when unknown */
   gint64 last_auto;     /* monotonic microseconds of the last automatic catch-up */
 } RoomState;
 
@@ -153,6 +154,7 @@ index_message (PurpleConversation *conv, const char *who, const char *markup, Pu
 typedef struct {
   CatchupRoomKey *key;
   char *spec;
+  gint64 since;         /* the absence's start as the join knew it; 0: the store's last presence */
 } CountJob;
 
 typedef struct {
@@ -180,10 +182,13 @@ count_since_present (CatchupStore *store, gpointer data, GError **error)
   CountResult *result = g_new0 (CountResult, 1);
   gint64 room = catchup_store_find_room (store, job->spec, NULL);
 
-  if (room == 0 || (info = catchup_store_room_info (store, room, NULL)) == NULL || info->last_present == 0)
+  if (room == 0 || (info = catchup_store_room_info (store, room, NULL)) == NULL)
     return result;
-  result->last_present = info->last_present;
-  since = catchup_store_since (store, room, info->last_present, error);
+  /* The join's view wins: after a crash the store's last presence is older than the client's last heartbeat. */
+  result->last_present = job->since > 0 ? job->since : info->last_present;
+  if (result->last_present == 0)
+    return result;
+  since = catchup_store_since (store, room, result->last_present, error);
   if (since == NULL)
     {
       g_free (result);
@@ -241,6 +246,7 @@ settled (gpointer data)
   job = g_new0 (CountJob, 1);
   job->key = catchup_room_key_copy (state->key);
   job->spec = catchup_room_key_spec (state->key);
+  job->since = state->absent_since;
   catchup_writer_call_async (catchup_plugin.writer, count_since_present, job, count_job_free, g_free,
                              catchup_plugin.cancellable, count_done, catchup_room_key_copy (state->key));
   return FALSE;
@@ -383,6 +389,8 @@ on_chat_joined (PurpleConversation *conv, gpointer data)
 {
   CatchupRoomSettings settings;
 
+  /* Before anything of this session counts as presence. */
+  room_state (conv, TRUE)->absent_since = catchup_presence_joined (conv);
   catchup_room_settings_prefetch (conv);
   catchup_room_settings_get (conv, &settings);
   if (settings.auto_catchup)

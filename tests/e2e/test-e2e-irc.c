@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -981,6 +982,105 @@ test_settings_restart (void)
   run_client ("read", user_dir);
 }
 
+/* ---------- an absence IRC cannot fill ---------- */
+
+/* The test program run again as erin's client, who is away while the room talks. */
+#define ABSENT_ARG "--absent-client"
+#define ERIN "erin@127.0.0.1"
+#define AWAY_MINUTES 48
+
+static guint
+count_lines (const char *needle)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < e2e_lines->len; i++)
+    if (strstr (((E2eLine *) e2e_lines->pdata[i])->message, needle) != NULL)
+      n++;
+  return n;
+}
+
+static gboolean
+told (gpointer data)
+{
+  return count_lines (data) > 0;
+}
+
+/* "evening": erin's client joins and is killed (no quit, no part). "morning": it starts again and rejoins; the
+ * absence is told once, and /catchup says what was not received instead of "nothing". */
+static int
+absent_client (const char *phase, const char *user_dir, const char *port)
+{
+  g_autofree char *cmd_error = NULL;
+
+  fx.port = atoi (port);
+  e2e_client_init (user_dir);
+  fx.plugin = e2e_load_plugin ();
+  purple_prefs_set_int ("/plugins/core/catchup/heartbeat_seconds", 1);
+  purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
+  fx.account = e2e_account_online (ERIN, "prpl-irc", NULL, configure_irc, NULL);
+  fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+  if (strcmp (phase, "evening") == 0)
+    {
+      e2e_spin (2500);
+      _exit (0);
+    }
+  g_assert_true (e2e_wait (told, (gpointer) "You were away from", 10000));
+  g_assert_nonnull (strstr (((E2eLine *) e2e_lines->pdata[e2e_find_line (CHANNEL, 0, PURPLE_MESSAGE_SYSTEM,
+                                                                          "You were away")])->message,
+                            "(" G_STRINGIFY (AWAY_MINUTES) " minutes)"));
+  g_assert_cmpint (purple_cmd_do_command (fx.conv, "catchup", "catchup", &cmd_error), ==, PURPLE_CMD_STATUS_OK);
+  g_assert_true (e2e_wait (told, (gpointer) "Nothing new since you rejoined at", 10000));
+  g_assert_cmpuint (count_lines ("Nothing to catch up on"), ==, 0);
+  /* Leaving and coming back a moment later is no new absence. */
+  purple_conversation_destroy (fx.conv);
+  e2e_spin (500);
+  fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+  e2e_spin (1500);
+  g_assert_cmpuint (count_lines ("You were away from"), ==, 1);
+  e2e_client_quit ();
+  return 0;
+}
+
+static void
+run_absent_client (const char *phase, const char *user_dir)
+{
+  g_autofree char *port = g_strdup_printf ("%u", fx.port);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) client =
+    g_subprocess_newv ((const char *const[]) { fx.self, ABSENT_ARG, phase, user_dir, port, NULL },
+                       G_SUBPROCESS_FLAGS_NONE, &error);
+  int outcome = 0;
+
+  g_assert_no_error (error);
+  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
+  g_assert_true (e2e_wait (client_done, &outcome, 60000));
+  g_assert_cmpint (outcome, ==, 1);
+}
+
+static void
+test_absence_told (void)
+{
+  g_autofree char *user_dir = g_build_filename (fx.dir, "erin", NULL);
+  g_autofree char *db = g_build_filename (user_dir, "catchup", "history.db", NULL);
+  g_autofree char *spec = g_strdup_printf ("prpl-irc/erin@127.0.0.1/%s", CHANNEL);
+  g_autofree char *alive = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                            g_get_real_time () / G_USEC_PER_SEC - AWAY_MINUTES * 60);
+
+  run_absent_client ("evening", user_dir);
+  /* The client's last heartbeat, as if it had been killed that long ago: nobody waits 48 minutes in a test. */
+  {
+    g_autoptr (CatchupStore) store = catchup_store_open (db, NULL);
+    gint64 room = store ? catchup_store_find_room (store, spec, NULL) : 0;
+
+    g_assert_cmpint (room, >, 0);
+    g_assert_true (catchup_store_set_setting (store, room, "presence-alive", alive, NULL));
+  }
+  say ("mira", "said while erin was away: the mirror is back");
+  say ("jonas", "and the nightly build is green again");
+  run_absent_client ("morning", user_dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -991,6 +1091,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   if (argc == 5 && strcmp (argv[1], RESTART_ARG) == 0)
     return restart_client (argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp (argv[1], ABSENT_ARG) == 0)
+    return absent_client (argv[2], argv[3], argv[4]);
   fx.dir = test_tmp_dir ("catchup-e2e-irc-XXXXXX");
   if (!start_ngircd ())
     {
@@ -1026,6 +1128,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/unload-mid-catchup", test_unload_mid_catchup);
   g_test_add_func ("/catchup/e2e-irc/forget", test_forget);
   g_test_add_func ("/catchup/e2e-irc/retention", test_retention);
+  g_test_add_func ("/catchup/e2e-irc/absence-told", test_absence_told);
   rc = g_test_run ();
 
   e2e_client_quit ();
