@@ -115,6 +115,8 @@ wants_index (PurpleConversation *conv)
   if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_IM
       && !purple_prefs_get_bool (CATCHUP_PREF_INDEX_IMS))
     return FALSE;
+  if (!catchup_privacy_allows_index ())
+    return FALSE;
   catchup_room_settings_get (conv, &settings);
   index = settings.index;
   catchup_room_settings_clear (&settings);

@@ -736,7 +736,7 @@ status_shown (gpointer data)
 {
   StatusQuery *q = data;
 
-  return e2e_find_line (q->conv, q->from, 0, "Database:") >= 0;
+  return e2e_find_line (q->conv, q->from, 0, "History:") >= 0;
 }
 
 /* The store's settings of a room outside the buddy list are read when it is joined or the plugin loaded, and the
@@ -1081,6 +1081,88 @@ test_absence_told (void)
   run_absent_client ("morning", user_dir);
 }
 
+/* ---------- privacy: chat logging off ---------- */
+
+static gboolean
+stored_text (gpointer data)
+{
+  g_autoptr (GPtrArray) msgs = stored_messages ();
+
+  for (guint i = 0; i < msgs->len; i++)
+    if (strcmp (((CatchupMessage *) msgs->pdata[i])->text, data) == 0)
+      return TRUE;
+  g_usleep (20000);
+  return FALSE;
+}
+
+static gboolean
+answered (gpointer data)
+{
+  return e2e_requests.n_answered > GPOINTER_TO_UINT (data);
+}
+
+static guint
+stored_count (const char *text)
+{
+  g_autoptr (GPtrArray) msgs = stored_messages ();
+  guint n = 0;
+
+  for (guint i = 0; i < msgs->len; i++)
+    if (strcmp (((CatchupMessage *) msgs->pdata[i])->text, text) == 0)
+      n++;
+  return n;
+}
+
+/* With libpurple's chat logging off, nothing is indexed until the user says so; the question comes once a
+ * session, the answer is a preference, and /catchup status tells where the history is and whether the room is
+ * indexed. Last: it leaves the question asked for this session. */
+static void
+test_privacy (void)
+{
+  StatusQuery q = { CHANNEL, 0 };
+  guint n = e2e_requests.n_answered, dialogs = e2e_requests.n_action_dialogs;
+  const char *status;
+
+  /* Joins and parts are indexed (as events) too: none may ask first. */
+  raw_client ("mira");
+  e2e_spin (1000);
+  purple_prefs_set_bool ("/purple/logging/log_chats", FALSE);
+  e2e_requests.action = 0; /* Index */
+  say ("mira", "said before anyone was asked");
+  g_assert_true (e2e_wait (answered, GUINT_TO_POINTER (n), 5000));
+  g_assert_cmpuint (e2e_requests.n_action_dialogs, ==, dialogs + 1);
+  g_assert_cmpint (purple_prefs_get_int ("/plugins/core/catchup/index_unlogged"), ==, 1);
+  say ("mira", "said after the answer");
+  g_assert_true (e2e_wait (stored_text, (gpointer) "said after the answer", 10000));
+
+  /* "Don't index" is kept too, and there is no second question in the session. */
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 2);
+  say ("mira", "said while the answer is no");
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 0);
+  say ("mira", "said while undecided again");
+  g_assert_cmpuint (e2e_requests.n_action_dialogs, ==, dialogs + 1);
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 2);
+  q.from = lines_now ();
+  do_command ("catchup status");
+  g_assert_true (e2e_wait (status_shown, &q, 10000));
+  status = ((E2eLine *) e2e_lines->pdata[e2e_find_line (CHANNEL, q.from, 0, "History:")])->message;
+  g_assert_nonnull (strstr (status, fx.db_path));
+  g_assert_nonnull (strstr (status, "kept until you delete it"));
+  g_assert_nonnull (strstr (status, "not indexed: you chose to keep no history"));
+
+  /* Writes are ordered: once this one is in, the ones before it would be. */
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 1);
+  say ("mira", "said after saying yes again");
+  g_assert_true (e2e_wait (stored_text, (gpointer) "said after saying yes again", 10000));
+  g_assert_cmpuint (stored_count ("said before anyone was asked"), ==, 0);
+  g_assert_cmpuint (stored_count ("said after the answer"), ==, 1);
+  g_assert_cmpuint (stored_count ("said while the answer is no"), ==, 0);
+  g_assert_cmpuint (stored_count ("said while undecided again"), ==, 0);
+
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 0);
+  purple_prefs_set_bool ("/purple/logging/log_chats", TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1129,6 +1211,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/forget", test_forget);
   g_test_add_func ("/catchup/e2e-irc/retention", test_retention);
   g_test_add_func ("/catchup/e2e-irc/absence-told", test_absence_told);
+  g_test_add_func ("/catchup/e2e-irc/privacy", test_privacy);
   rc = g_test_run ();
 
   e2e_client_quit ();
