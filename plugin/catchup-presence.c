@@ -196,51 +196,43 @@ catchup_presence_gap_text (PurpleConversation *conv)
 
 /* ---------- the heartbeat ---------- */
 
-typedef struct {
-  CatchupRoomKey *key;
-  gint64 ts;
-} Alive;
-
-static void
-alive_free (gpointer data)
-{
-  Alive *alive = data;
-
-  catchup_room_key_free (alive->key);
-  g_free (alive);
-}
-
-/* On the writer: the room's heartbeat, as a setting of its own. */
+/* On the writer: the heartbeat of every room in keys (CatchupRoomKey), as a setting of its own. */
 static gpointer
 store_alive (CatchupStore *store, gpointer data, GError **error)
 {
-  Alive *alive = data;
-  gint64 room = catchup_store_ensure_room (store, alive->key->protocol, alive->key->account, alive->key->name,
-                                           error);
-  g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, alive->ts);
+  GPtrArray *keys = data;
+  g_autofree char *now = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) time (NULL));
 
-  if (room == 0 || !catchup_store_set_setting (store, room, ALIVE_KEY, value, error))
-    return NULL;
+  for (guint i = 0; i < keys->len; i++)
+    {
+      CatchupRoomKey *key = keys->pdata[i];
+      gint64 room = catchup_store_ensure_room (store, key->protocol, key->account, key->name, error);
+
+      if (room == 0 || !catchup_store_set_setting (store, room, ALIVE_KEY, now, error))
+        return NULL;
+    }
   return GINT_TO_POINTER (1);
 }
 
 static gboolean
 heartbeat (gpointer data)
 {
-  for (GList *l = purple_get_chats (); l != NULL && catchup_plugin.writer != NULL; l = l->next)
-    {
-      Alive *alive;
-      Presence *p;
+  GPtrArray *keys = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_room_key_free);
 
-      if (purple_conv_chat_has_left (PURPLE_CONV_CHAT (l->data)))
-        continue;
-      alive = g_new0 (Alive, 1);
-      alive->key = catchup_room_key_new (l->data);
-      alive->ts = time (NULL);
-      p = presence_of (alive->key, TRUE);
-      p->alive = MAX (p->alive, alive->ts);
-      catchup_writer_call_async (catchup_plugin.writer, store_alive, alive, alive_free, NULL, NULL, NULL, NULL);
-    }
+  for (GList *l = purple_get_chats (); l != NULL; l = l->next)
+    if (!purple_conv_chat_has_left (PURPLE_CONV_CHAT (l->data)))
+      {
+        CatchupRoomKey *key = catchup_room_key_new (l->data);
+        Presence *p = presence_of (key, TRUE);
+
+        p->alive = MAX (p->alive, (gint64) time (NULL));
+        g_ptr_array_add (keys, key);
+      }
+  if (keys->len == 0 || catchup_plugin.writer == NULL)
+    g_ptr_array_unref (keys);
+  else
+    catchup_writer_call_async (catchup_plugin.writer, store_alive, keys, (GDestroyNotify) g_ptr_array_unref, NULL,
+                               NULL, NULL, NULL);
   return TRUE;
 }
 

@@ -941,36 +941,11 @@ restart_client (const char *phase, const char *user_dir, const char *port)
 }
 
 static void
-client_exited (GObject *source, GAsyncResult *res, gpointer data)
-{
-  g_autoptr (GError) error = NULL;
-
-  *(int *) data = g_subprocess_wait_check_finish (G_SUBPROCESS (source), res, &error) ? 1 : 2;
-  if (error != NULL)
-    g_printerr ("restarted client: %s\n", error->message);
-}
-
-static gboolean
-client_done (gpointer data)
-{
-  return *(int *) data != 0;
-}
-
-static void
-run_client (const char *phase, const char *user_dir)
+run_client (const char *arg, const char *phase, const char *user_dir)
 {
   g_autofree char *port = g_strdup_printf ("%u", fx.port);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) client =
-    g_subprocess_newv ((const char *const[]) { fx.self, RESTART_ARG, phase, user_dir, port, NULL },
-                       G_SUBPROCESS_FLAGS_NONE, &error);
-  int outcome = 0;
 
-  g_assert_no_error (error);
-  /* Waited for from the main loop: alice's connection and the raw participants stay answered meanwhile. */
-  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
-  g_assert_true (e2e_wait (client_done, &outcome, 60000));
-  g_assert_cmpint (outcome, ==, 1);
+  g_assert_true (e2e_run_client (fx.self, (const char *const[]) { arg, phase, user_dir, port, NULL }, 60000));
 }
 
 static void
@@ -978,8 +953,8 @@ test_settings_restart (void)
 {
   g_autofree char *user_dir = g_build_filename (fx.dir, "restarted", NULL);
 
-  run_client ("write", user_dir);
-  run_client ("read", user_dir);
+  run_client (RESTART_ARG, "write", user_dir);
+  run_client (RESTART_ARG, "read", user_dir);
 }
 
 /* ---------- an absence IRC cannot fill ---------- */
@@ -989,21 +964,10 @@ test_settings_restart (void)
 #define ERIN "erin@127.0.0.1"
 #define AWAY_MINUTES 48
 
-static guint
-count_lines (const char *needle)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < e2e_lines->len; i++)
-    if (strstr (((E2eLine *) e2e_lines->pdata[i])->message, needle) != NULL)
-      n++;
-  return n;
-}
-
 static gboolean
 told (gpointer data)
 {
-  return count_lines (data) > 0;
+  return e2e_count_lines (data) > 0;
 }
 
 /* "evening": erin's client joins and is killed (no quit, no part). "morning": it starts again and rejoins; the
@@ -1031,31 +995,15 @@ absent_client (const char *phase, const char *user_dir, const char *port)
                             "(" G_STRINGIFY (AWAY_MINUTES) " minutes)"));
   g_assert_cmpint (purple_cmd_do_command (fx.conv, "catchup", "catchup", &cmd_error), ==, PURPLE_CMD_STATUS_OK);
   g_assert_true (e2e_wait (told, (gpointer) "Nothing new since you rejoined at", 10000));
-  g_assert_cmpuint (count_lines ("Nothing to catch up on"), ==, 0);
+  g_assert_cmpuint (e2e_count_lines ("Nothing to catch up on"), ==, 0);
   /* Leaving and coming back a moment later is no new absence. */
   purple_conversation_destroy (fx.conv);
   e2e_spin (500);
   fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
   e2e_spin (1500);
-  g_assert_cmpuint (count_lines ("You were away from"), ==, 1);
+  g_assert_cmpuint (e2e_count_lines ("You were away from"), ==, 1);
   e2e_client_quit ();
   return 0;
-}
-
-static void
-run_absent_client (const char *phase, const char *user_dir)
-{
-  g_autofree char *port = g_strdup_printf ("%u", fx.port);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) client =
-    g_subprocess_newv ((const char *const[]) { fx.self, ABSENT_ARG, phase, user_dir, port, NULL },
-                       G_SUBPROCESS_FLAGS_NONE, &error);
-  int outcome = 0;
-
-  g_assert_no_error (error);
-  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
-  g_assert_true (e2e_wait (client_done, &outcome, 60000));
-  g_assert_cmpint (outcome, ==, 1);
 }
 
 static void
@@ -1067,7 +1015,7 @@ test_absence_told (void)
   g_autofree char *alive = g_strdup_printf ("%" G_GINT64_FORMAT,
                                             g_get_real_time () / G_USEC_PER_SEC - AWAY_MINUTES * 60);
 
-  run_absent_client ("evening", user_dir);
+  run_client (ABSENT_ARG, "evening", user_dir);
   /* The client's last heartbeat, as if it had been killed that long ago: nobody waits 48 minutes in a test. */
   {
     g_autoptr (CatchupStore) store = catchup_store_open (db, NULL);
@@ -1078,7 +1026,7 @@ test_absence_told (void)
   }
   say ("mira", "said while erin was away: the mirror is back");
   say ("jonas", "and the nightly build is green again");
-  run_absent_client ("morning", user_dir);
+  run_client (ABSENT_ARG, "morning", user_dir);
 }
 
 /* ---------- privacy: chat logging off ---------- */

@@ -354,17 +354,6 @@ autojoin (PurpleConnection *gc, gpointer data)
   g_hash_table_destroy (components);
 }
 
-static guint
-count_lines (const char *needle)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < e2e_lines->len; i++)
-    if (strstr (((E2eLine *) e2e_lines->pdata[i])->message, needle) != NULL)
-      n++;
-  return n;
-}
-
 /* "evening": carol's client joins, hears the room, and is killed. "morning": it starts again, autojoins and
  * must get everything said meanwhile, each line once, with one automatic catch-up. */
 static int
@@ -409,9 +398,9 @@ restart_client (const char *phase, const char *user_dir, const char *port, const
           night++;
       }
     g_assert_cmpuint (night, ==, NIGHT_LINES);
-    g_assert_cmpuint (count_lines ("<b>Catch-up</b>"), ==, 1);
+    g_assert_cmpuint (e2e_count_lines ("<b>Catch-up</b>"), ==, 1);
     /* The room played everything back: no word of an absence. */
-    g_assert_cmpuint (count_lines ("You were away"), ==, 0);
+    g_assert_cmpuint (e2e_count_lines ("You were away"), ==, 0);
     g_assert_nonnull (conv);
   }
   e2e_client_quit ();
@@ -419,37 +408,13 @@ restart_client (const char *phase, const char *user_dir, const char *port, const
 }
 
 static void
-client_exited (GObject *source, GAsyncResult *res, gpointer data)
-{
-  g_autoptr (GError) error = NULL;
-
-  *(int *) data = g_subprocess_wait_check_finish (G_SUBPROCESS (source), res, &error) ? 1 : 2;
-  if (error != NULL)
-    g_printerr ("restarted client: %s\n", error->message);
-}
-
-static gboolean
-client_done (gpointer data)
-{
-  return *(int *) data != 0;
-}
-
-static void
 run_client (const char *phase, const char *user_dir, guint expected)
 {
   g_autofree char *port = g_strdup_printf ("%u", fx.port);
   g_autofree char *count = g_strdup_printf ("%u", expected);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) client =
-    g_subprocess_newv ((const char *const[]) { fx.self, RESTART_ARG, phase, user_dir, port, count, NULL },
-                       G_SUBPROCESS_FLAGS_NONE, &error);
-  int outcome = 0;
 
-  g_assert_no_error (error);
-  /* Waited for from the main loop: bob's connection stays answered meanwhile. */
-  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
-  g_assert_true (e2e_wait (client_done, &outcome, 90000));
-  g_assert_cmpint (outcome, ==, 1);
+  g_assert_true (e2e_run_client (fx.self, (const char *const[]) { RESTART_ARG, phase, user_dir, port, count, NULL },
+                                 90000));
 }
 
 static gboolean
