@@ -489,6 +489,7 @@ json_add_model (JsonBuilder *b, const CatchupModelReport *r)
   json_member_int (b, "calls", r->stats.chat_calls + r->stats.embed_calls);
   json_member_int (b, "tokens_sent", (gint64) r->stats.tokens_sent);
   json_member_int (b, "tokens_received", (gint64) r->stats.tokens_received);
+  json_member_int (b, "reasoning_tokens", (gint64) r->stats.tokens_reasoning);
   json_member_int (b, "chat_calls", r->stats.chat_calls);
   json_member_int (b, "embed_calls_at_catchup", r->stats.embed_calls);
   json_member_int (b, "query_embeddings", r->query_embeddings);
@@ -509,6 +510,14 @@ print_model (const CatchupModelReport *r, gboolean with_notice)
   g_print (_("Model: %u calls (%u chat, %u embedding), %s tokens sent, %s received; chunk embeddings computed at "
              "catch-up time: %u\n"), r->stats.chat_calls + r->stats.embed_calls, r->stats.chat_calls,
            r->stats.embed_calls, sent, received, r->history_embeddings);
+  if (r->stats.tokens_reasoning > 0)
+    {
+      g_autofree char *reasoning = g_strdup_printf ("%" G_GUINT64_FORMAT, r->stats.tokens_reasoning);
+
+      /* a reasoning model's thinking costs time: say how much of the answer it was */
+      g_print (_("Of the tokens received, %s were the model's reasoning (thinking=false in the config file "
+                 "switches it off where the server allows it).\n"), reasoning);
+    }
   if (with_notice && r->notice != NULL)
     g_print ("%s\n", r->notice);
 }
@@ -525,15 +534,7 @@ embed_rooms (CatchupStore *store, GArray *rooms, const CatchupLlmConfig *config,
   *computed = 0;
   if (embedder == NULL)
     return FALSE;
-  for (guint i = 0; i < rooms->len; i++)
-    {
-      guint n = 0;
-
-      if (!catchup_embed_cache_fill (store, g_array_index (rooms, gint64, i), embedder, NULL, &n, error))
-        return FALSE;
-      *computed += n;
-    }
-  return !prune || catchup_embed_cache_prune (store, embedder->name, NULL, error);
+  return catchup_embed_cache_fill_rooms (store, rooms, embedder, prune, NULL, NULL, NULL, computed, error);
 }
 
 static GArray *
@@ -765,31 +766,93 @@ summarize_window (int last_n, const char *since, const char *range, CatchupWindo
 }
 
 static void
+json_add_items (JsonBuilder *b, const char *name, GPtrArray *items)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint k = 0; items != NULL && k < items->len; k++)
+    {
+      const CatchupSummaryItem *item = g_ptr_array_index (items, k);
+
+      json_builder_begin_object (b);
+      if (item->ref != NULL)
+        json_member_string (b, "ref", item->ref);
+      json_member_string (b, "id", item->id);
+      json_member_string (b, "speaker", item->speaker);
+      if (item->id != NULL)
+        json_member_time (b, "ts", item->ts);
+      else
+        json_member_string (b, "ts", NULL);
+      json_member_string (b, "text", item->text);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+json_add_head (JsonBuilder *b, const CatchupSummaryHead *head)
+{
+  json_builder_set_member_name (b, "head");
+  json_builder_begin_object (b);
+  json_member_int (b, "messages", head->messages);
+  json_member_int (b, "people", head->people);
+  if (head->messages > 0)
+    {
+      json_member_time (b, "first_ts", head->first_ts);
+      json_member_time (b, "last_ts", head->last_ts);
+    }
+  json_builder_set_member_name (b, "capped");
+  json_builder_add_boolean_value (b, head->capped);
+  json_member_int (b, "shown", head->shown);
+  json_member_int (b, "total", head->total);
+  json_builder_end_object (b);
+}
+
+static void
+json_add_line (JsonBuilder *b, const CatchupSummaryLine *line)
+{
+  json_builder_begin_object (b);
+  json_member_string (b, "section", catchup_section_to_string (line->section));
+  json_member_string (b, "source", catchup_summary_line_source (line));
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < line->sources->len; k++)
+    json_builder_add_string_value (b, g_ptr_array_index (line->sources, k));
+  json_builder_end_array (b);
+  json_member_string (b, "speaker", line->speaker);
+  if (line->ts != 0)
+    json_member_time (b, "ts", line->ts);
+  else
+    json_member_string (b, "ts", NULL);
+  json_member_string (b, "text", line->text);
+  json_add_items (b, "context", line->context);
+  json_add_items (b, "agreed", line->agreed);
+  json_add_items (b, "reply", line->reply);
+  json_add_items (b, "supersedes", line->supersedes);
+  json_builder_set_member_name (b, "no_reply");
+  json_builder_add_boolean_value (b, line->no_reply);
+  json_builder_end_object (b);
+}
+
+static void
 json_add_summary (JsonBuilder *b, const CatchupSummary *summary)
 {
   json_builder_set_member_name (b, "summary");
   json_builder_begin_object (b);
   json_member_string (b, "headline", summary->headline);
+  json_add_head (b, &summary->head);
   if (summary->notice != NULL)
     json_member_string (b, "notice", summary->notice);
   json_builder_set_member_name (b, "lines");
   json_builder_begin_array (b);
   for (guint i = 0; i < summary->lines->len; i++)
-    {
-      const CatchupSummaryLine *line = g_ptr_array_index (summary->lines, i);
-
-      json_builder_begin_object (b);
-      json_member_string (b, "speaker", line->speaker);
-      json_member_time (b, "ts", line->ts);
-      json_member_string (b, "text", line->text);
-      json_member_string (b, "source", line->source_id);
-      json_builder_set_member_name (b, "context");
-      json_builder_begin_array (b);
-      for (guint k = 0; line->context != NULL && k < line->context->len; k++)
-        json_builder_add_string_value (b, g_ptr_array_index (line->context, k));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
+    json_add_line (b, g_ptr_array_index (summary->lines, i));
+  json_builder_end_array (b);
+  json_member_int (b, "topics_left_out", summary->topics_left_out);
+  json_builder_set_member_name (b, "left_out_terms");
+  json_builder_begin_array (b);
+  for (guint i = 0; summary->left_out_terms != NULL && i < summary->left_out_terms->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (summary->left_out_terms, i));
   json_builder_end_array (b);
   json_builder_end_object (b);
 }
@@ -798,7 +861,7 @@ static int
 cmd_summarize (int argc, char **argv)
 {
   g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
-  g_autofree char *since = NULL, *range = NULL, *length = NULL;
+  g_autofree char *since = NULL, *range = NULL, *length = NULL, *me = NULL;
   int last_n = 0;
   const GOptionEntry entries[] = {
     ENTRY_DB (a), ENTRY_ROOM (a),
@@ -809,6 +872,9 @@ cmd_summarize (int argc, char **argv)
       N_("FIRST..LAST") },
     { "length", 'l', 0, G_OPTION_ARG_STRING, &length, N_("short, normal or detailed (default: normal)"),
       N_("LENGTH") },
+    { "me", 0, 0, G_OPTION_ARG_STRING, &me,
+      N_("Your nick in the room: lines that name you or ask you something come first, under “For you”"),
+      N_("NICK") },
     ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
     G_OPTION_ENTRY_NULL
   };
@@ -834,6 +900,7 @@ cmd_summarize (int argc, char **argv)
        && summarize_window (last_n, since, range, &spec, &error)
        && (length == NULL || tool_parse_length (length, &opts.length, &error))
        && (store = memory_args_open (&a, &room, &opts, &config, &error)) != NULL;
+  opts.me = me;
   if (ok)
     result = catchup_engine_run (store, room, &spec, &opts, NULL, &error);
   g_free (spec.first_id);

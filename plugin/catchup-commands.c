@@ -169,6 +169,9 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
   opts.memory.budget = job->settings.budget;
   opts.length = job->settings.length;
   opts.language = job->settings.language;
+  /* the user's nick in this room: lines that name them go under "For you" */
+  if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_CHAT)
+    opts.me = (char *) purple_conv_chat_get_nick (PURPLE_CONV_CHAT (conv));
   /* the run copies the settings and makes its own client */
   opts.model = model;
   catchup_engine_run_async (db_path, job->spec, &job->window, &opts, catchup_plugin.cancellable, engine_done, job);

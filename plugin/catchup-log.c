@@ -9,6 +9,7 @@
  * from worker threads too, so a message from another thread is handed to the main loop first. */
 
 static guint log_handler_id;
+static GThread *main_thread; /* libpurple's: the plugin is loaded on it */
 
 typedef struct {
   GLogLevelFlags level;
@@ -48,19 +49,21 @@ on_core_log (const char *domain, GLogLevelFlags level, const char *message, gpoi
 {
   LogLine line = { level, (char *) message };
 
-  if (g_main_context_is_owner (g_main_context_default ()))
+  /* Not g_main_context_invoke: it runs the function in the calling thread whenever the main loop is idle. */
+  if (g_thread_self () == main_thread)
     {
       log_line_write (&line);
       return;
     }
   line.text = g_strdup (message);
-  g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, log_line_write_idle, g_memdup2 (&line, sizeof line),
-                              (GDestroyNotify) log_line_free);
+  g_idle_add_full (G_PRIORITY_DEFAULT, log_line_write_idle, g_memdup2 (&line, sizeof line),
+                   (GDestroyNotify) log_line_free);
 }
 
 void
 catchup_log_start (void)
 {
+  main_thread = g_thread_self ();
   if (log_handler_id == 0)
     log_handler_id = g_log_set_handler (G_LOG_DOMAIN, G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION,
                                         on_core_log, NULL);

@@ -55,6 +55,36 @@ clock_time (gint64 ts)
 }
 
 static void
+append_item_html (GString *html, const char *label, const CatchupSummaryItem *item)
+{
+  g_autofree char *text = g_markup_escape_text (item->text ? item->text : "", -1);
+  g_autofree char *ref = item->ref ? g_markup_escape_text (item->ref, -1) : NULL;
+
+  g_string_append (html, "<br>&nbsp;&nbsp;&nbsp;↳ ");
+  if (label != NULL)
+    g_string_append_printf (html, "%s ", label);
+  if (ref != NULL)
+    g_string_append_printf (html, "“%s” → ", ref);
+  g_string_append (html, text);
+  if (item->speaker != NULL)
+    {
+      g_autofree char *speaker = g_markup_escape_text (item->speaker, -1);
+      g_autofree char *when = clock_time (item->ts);
+
+      g_string_append_printf (html, " (%s, %s)", speaker, when);
+    }
+}
+
+static void
+append_items_html (GString *html, const char *label, GPtrArray *items)
+{
+  g_autofree char *escaped = label ? g_markup_escape_text (label, -1) : NULL;
+
+  for (guint i = 0; items != NULL && i < items->len; i++)
+    append_item_html (html, escaped, items->pdata[i]);
+}
+
+static void
 append_line_html (GString *html, const CatchupSummaryLine *line)
 {
   g_autofree char *speaker = g_markup_escape_text (line->speaker ? line->speaker : "", -1);
@@ -64,12 +94,27 @@ append_line_html (GString *html, const CatchupSummaryLine *line)
   if (line->speaker != NULL)
     g_string_append_printf (html, "<b>%s</b> (%s): ", speaker, when);
   append_escaped_lines (html, line->text ? line->text : "");
-  for (guint i = 0; line->context != NULL && i < line->context->len; i++)
+  append_items_html (html, NULL, line->context);
+  /* Translators: label of an earlier state that a catch-up line revises */
+  append_items_html (html, _("was:"), line->supersedes);
+  /* Translators: label of an answer under a catch-up line */
+  append_items_html (html, _("reply:"), line->reply);
+  /* Translators: label of an assent under a catch-up line */
+  append_items_html (html, _("agreed:"), line->agreed);
+  if (line->no_reply)
     {
-      g_autofree char *context = g_markup_escape_text (line->context->pdata[i], -1);
+      g_autofree char *none = g_markup_escape_text (_("no reply yet"), -1);
 
-      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", context);
+      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", none);
     }
+}
+
+static void
+append_section_html (GString *html, CatchupSection section)
+{
+  g_autofree char *title = g_markup_escape_text (catchup_section_title (section), -1);
+
+  g_string_append_printf (html, "<br><i>%s</i>", title);
 }
 
 /* One debug line per catch-up shown, with a stable wording that the Pidgin smoke test waits for. */
@@ -111,7 +156,13 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
     }
   append_escaped_lines (html, summary->headline ? summary->headline : "");
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
-    append_line_html (html, summary->lines->pdata[i]);
+    {
+      const CatchupSummaryLine *line = summary->lines->pdata[i];
+
+      if (i == 0 || line->section != ((CatchupSummaryLine *) summary->lines->pdata[i - 1])->section)
+        append_section_html (html, line->section);
+      append_line_html (html, line);
+    }
   if (summary->notice != NULL)
     {
       g_autofree char *notice = g_markup_escape_text (summary->notice, -1);

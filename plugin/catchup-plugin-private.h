@@ -23,6 +23,7 @@
 #define CATCHUP_PREF_EMBED_MODEL     CATCHUP_PREFS_ROOT "/embedding_model"
 #define CATCHUP_PREF_API_KEY         CATCHUP_PREFS_ROOT "/api_key"
 #define CATCHUP_PREF_TIMEOUT         CATCHUP_PREFS_ROOT "/timeout"
+#define CATCHUP_PREF_THINKING        CATCHUP_PREFS_ROOT "/thinking"
 #define CATCHUP_PREF_INDEX_IMS       CATCHUP_PREFS_ROOT "/index_ims"
 #define CATCHUP_PREF_RETENTION_DAYS  CATCHUP_PREFS_ROOT "/retention_days"
 #define CATCHUP_PREF_DB_PATH         CATCHUP_PREFS_ROOT "/database"

@@ -16,6 +16,7 @@ catchup_prefs_init (void)
   purple_prefs_add_string (CATCHUP_PREF_EMBED_MODEL, "");
   purple_prefs_add_string (CATCHUP_PREF_API_KEY, "");
   purple_prefs_add_int (CATCHUP_PREF_TIMEOUT, 60);
+  purple_prefs_add_bool (CATCHUP_PREF_THINKING, TRUE);
   purple_prefs_add_bool (CATCHUP_PREF_INDEX_IMS, FALSE);
   purple_prefs_add_int (CATCHUP_PREF_INDEX_UNLOGGED, CATCHUP_INDEX_UNLOGGED_ASK);
   purple_prefs_add_int (CATCHUP_PREF_RETENTION_DAYS, 0);
@@ -96,6 +97,8 @@ catchup_prefs_frame (PurplePlugin *plugin)
   purple_plugin_pref_set_masked (key, TRUE);
   purple_plugin_pref_frame_add (frame, key);
   add_int_pref (frame, CATCHUP_PREF_TIMEOUT, _("Timeout (seconds)"), 1, 3600);
+  add_pref (frame, CATCHUP_PREF_THINKING, _("Let a reasoning model think before it answers (slower; off only "
+                                            "where the server allows it)"));
 
   add_header (frame, _("Defaults for rooms without settings of their own"));
   add_pref (frame, CATCHUP_PREF_DEF_INDEX, _("Keep a history index"));

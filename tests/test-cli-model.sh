@@ -89,6 +89,15 @@ for k in ("used", "notice", "calls", "tokens_sent", "tokens_received", "chat_cal
 assert m["used"] and m["chat_calls"] <= 2 and m["tokens_sent"] > 0 and m["tokens_received"] > 0, m
 assert " said: " in doc["summary"]["lines"][0]["text"], doc["summary"]["lines"][0]'
 
+# No data folder at all, as when the tool runs from its build folder: the prompts are built in.
+env -u CATCHUP_DATA_DIR "$tool" summarize --db "$db" --room stationkit --last 20 $model --json \
+  >"$tmp/out" 2>"$tmp/err"
+check $? "summarize without any data folder"
+json_check "the model is used with the built-in prompts" '
+m = doc["model"]
+assert m["used"] and m["notice"] is None, m
+assert " said: " in doc["summary"]["lines"][0]["text"], doc["summary"]["lines"][0]'
+
 "$tool" summarize --db "$db" --room stationkit --last 20 $model >"$tmp/out" 2>"$tmp/err"
 check $? "summarize, text output"
 grep -Eq "^Model: [0-9]+ calls \([0-9]+ chat, [0-9]+ embedding\), [0-9]+ tokens sent, [0-9]+ received; chunk embeddings computed at catch-up time: 0$" "$tmp/out"
