@@ -130,6 +130,8 @@ gint64 catchup_presence_joined (PurpleConversation *conv);
 /* "Nothing new since you rejoined at 10:02; the 48 minutes before were not received." while that holds, else
  * NULL. */
 char *catchup_presence_gap_text (PurpleConversation *conv);
+/* A bouncer played the room's backlog back after the join: the absence was not a gap after all. */
+void catchup_presence_played_back (PurpleConversation *conv);
 void catchup_presence_start (PurplePlugin *plugin);
 void catchup_presence_stop (void);
 

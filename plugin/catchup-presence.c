@@ -34,7 +34,19 @@ typedef struct {
   gint64 alive;         /* the last heartbeat while joined: the client was in the room, the user maybe not */
   gint64 gap_from;      /* the last absence this session could not see: from, to; 0 when none */
   gint64 gap_to;
+  gboolean gap_filled;  /* a bouncer played it back */
+  guint tell_id;        /* the absence is told once playback would have arrived */
+  CatchupRoomKey *key;
 } Presence;
+
+static void
+presence_free (Presence *p)
+{
+  if (p->tell_id != 0)
+    purple_timeout_remove (p->tell_id);
+  catchup_room_key_free (p->key);
+  g_free (p);
+}
 
 static GHashTable *rooms; /* room spec -> Presence */
 static guint heartbeat_id;
@@ -52,6 +64,7 @@ presence_of (const CatchupRoomKey *key, gboolean create)
   if (p == NULL && create)
     {
       p = g_new0 (Presence, 1);
+      p->key = catchup_room_key_copy (key);
       g_hash_table_insert (rooms, g_steal_pointer (&spec), p);
     }
   return p;
@@ -148,23 +161,18 @@ format_span (gint64 seconds)
   return g_strdup_printf (ngettext ("%s minute", "%s minutes", plural), number);
 }
 
-gint64
-catchup_presence_joined (PurpleConversation *conv)
+/* After the join's playback would have arrived: the absence, unless a bouncer filled it. */
+static gboolean
+tell_absence (gpointer data)
 {
-  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
-  Presence *p = presence_of (key, TRUE);
+  Presence *p = data;
+  PurpleConversation *conv = catchup_room_key_find_conv (p->key);
   gint64 now = time (NULL);
   g_autofree char *from = NULL, *to = NULL, *span = NULL, *line = NULL;
 
-  gint64 since = last_in_room (p);
-
-  if (since <= 0)
-    return 0;
-  if (keeps_history (conv) || now - since <= GAP_MIN_SECONDS || p->gap_from == since)
-    return since;
-  /* Once per absence: a second join signal for the same one says nothing. */
-  p->gap_from = since;
-  p->gap_to = now;
+  p->tell_id = 0;
+  if (conv == NULL || p->gap_filled)
+    return FALSE;
   from = format_clock (p->gap_from, now);
   to = format_clock (p->gap_to, now);
   span = format_span (p->gap_to - p->gap_from);
@@ -174,7 +182,39 @@ catchup_presence_joined (PurpleConversation *conv)
                             "module, or soju) fills such gaps."),
                           from, to, span);
   catchup_output_local (conv, line);
+  return FALSE;
+}
+
+gint64
+catchup_presence_joined (PurpleConversation *conv)
+{
+  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
+  Presence *p = presence_of (key, TRUE);
+  gint64 now = time (NULL);
+  gint64 since = last_in_room (p);
+
+  if (since <= 0)
+    return 0;
+  if (keeps_history (conv) || now - since <= GAP_MIN_SECONDS || p->gap_from == since)
+    return since;
+  /* Once per absence: a second join signal for the same one says nothing. */
+  p->gap_from = since;
+  p->gap_to = now;
+  p->gap_filled = FALSE;
+  if (p->tell_id != 0)
+    purple_timeout_remove (p->tell_id);
+  p->tell_id = purple_timeout_add (MAX (purple_prefs_get_int (CATCHUP_PREF_SETTLE_MS), 1), tell_absence, p);
   return since;
+}
+
+void
+catchup_presence_played_back (PurpleConversation *conv)
+{
+  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
+  Presence *p = presence_of (key, FALSE);
+
+  if (p != NULL)
+    p->gap_filled = TRUE;
 }
 
 char *
@@ -185,7 +225,7 @@ catchup_presence_gap_text (PurpleConversation *conv)
   g_autofree char *rejoined = NULL, *span = NULL;
 
   /* Only while nothing since the rejoin (a catch-up, a line of one's own) moved presence past it. */
-  if (p == NULL || p->gap_from == 0 || p->present > p->gap_to)
+  if (p == NULL || p->gap_from == 0 || p->gap_filled || p->present > p->gap_to)
     return NULL;
   rejoined = format_clock (p->gap_to, time (NULL));
   span = format_span (p->gap_to - p->gap_from);
@@ -280,7 +320,7 @@ catchup_presence_start (PurplePlugin *plugin)
 {
   PurplePlugin *jabber = purple_find_prpl ("prpl-jabber");
 
-  rooms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  rooms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) presence_free);
   if (jabber != NULL)
     purple_signal_connect (jabber, "jabber-sending-xmlnode", plugin, PURPLE_CALLBACK (on_sending_xmlnode), NULL);
   if (catchup_plugin.writer == NULL)

@@ -2,6 +2,7 @@
 
 #include "catchup-plugin-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <connection.h>
@@ -19,6 +20,7 @@ typedef struct {
   CatchupRoomKey *key;
   guint settle_id;      /* quiet-period timer after a join; 0 when not waiting */
   gint64 absent_since;  /* when the client was last in the room before this join; 0 when unknown */
+  gint64 joined;        /* monotonic microseconds of the last join */
   gint64 last_auto;     /* monotonic microseconds of the last automatic catch-up */
 } RoomState;
 
@@ -123,6 +125,50 @@ wants_index (PurpleConversation *conv)
   return index;
 }
 
+/* ---------- IRC bouncer playback ----------
+ * libpurple's IRC asks for no server-time, so a bouncer (ZNC's buffer) plays a channel's backlog back right
+ * after the join as ordinary lines with the time prefixed to the text: "[10:02:33] text". Those get their own
+ * time and are marked as playback, so that they sort where they were said and are stored once. */
+
+/* How long after a join lines can be playback. */
+#define PLAYBACK_WINDOW (30 * G_USEC_PER_SEC)
+
+static gboolean
+bouncer_playback (PurpleConversation *conv, CatchupMessage *msg)
+{
+  g_autoptr (GRegex) stamp_re = NULL;
+  RoomState *state = room_state (conv, FALSE);
+  g_autoptr (GMatchInfo) m = NULL;
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr (GDateTime) when = NULL;
+  g_autofree char *h = NULL, *mi = NULL, *sec = NULL, *rest = NULL;
+  gint64 ts;
+
+  if (state == NULL || g_get_monotonic_time () - state->joined > PLAYBACK_WINDOW
+      || g_strcmp0 (purple_account_get_protocol_id (purple_conversation_get_account (conv)), "prpl-irc") != 0)
+    return FALSE;
+  stamp_re = g_regex_new ("^\\[(\\d\\d):(\\d\\d)(?::(\\d\\d))?\\] (.+)$", G_REGEX_DOTALL, 0, NULL);
+  if (!g_regex_match (stamp_re, msg->text, 0, &m))
+    return FALSE;
+  h = g_match_info_fetch (m, 1);
+  mi = g_match_info_fetch (m, 2);
+  sec = g_match_info_fetch (m, 3);
+  rest = g_match_info_fetch (m, 4);
+  when = g_date_time_new_local (g_date_time_get_year (now), g_date_time_get_month (now),
+                                g_date_time_get_day_of_month (now), atoi (h), atoi (mi), sec && *sec ? atoi (sec) : 0);
+  if (when == NULL)
+    return FALSE;
+  ts = g_date_time_to_unix (when);
+  /* A time later than now was yesterday's. */
+  if (ts > g_date_time_to_unix (now) + 60)
+    ts -= 86400;
+  msg->ts = ts;
+  g_free (msg->text);
+  msg->text = g_steal_pointer (&rest);
+  msg->flags |= CATCHUP_MESSAGE_DELAYED;
+  return TRUE;
+}
+
 static void
 index_message (PurpleConversation *conv, const char *who, const char *markup, PurpleMessageFlags flags)
 {
@@ -133,9 +179,14 @@ index_message (PurpleConversation *conv, const char *who, const char *markup, Pu
     return;
   if (!wants_index (conv))
     return;
+  /* A bouncer's own notices ("Buffer Playback...") come from "***", which no IRC nick can be. */
+  if (strcmp (who, "***") == 0)
+    return;
   msg = message_from (conv, who, markup, flags);
   if (msg == NULL)
     return;
+  if (!(flags & PURPLE_MESSAGE_SEND) && bouncer_playback (conv, msg))
+    catchup_presence_played_back (conv);
   if ((flags & PURPLE_MESSAGE_SEND) && catchup_output_take_echo (conv, msg->text))
     {
       catchup_message_free (msg);
@@ -391,8 +442,11 @@ on_chat_joined (PurpleConversation *conv, gpointer data)
 {
   CatchupRoomSettings settings;
 
+  RoomState *state = room_state (conv, TRUE);
+
   /* Before anything of this session counts as presence. */
-  room_state (conv, TRUE)->absent_since = catchup_presence_joined (conv);
+  state->absent_since = catchup_presence_joined (conv);
+  state->joined = g_get_monotonic_time ();
   catchup_room_settings_prefetch (conv);
   catchup_room_settings_get (conv, &settings);
   if (settings.auto_catchup)

@@ -1029,7 +1029,7 @@ test_absence_told (void)
   run_client (ABSENT_ARG, "morning", user_dir);
 }
 
-/* ---------- privacy: chat logging off ---------- */
+/* ---------- bouncer playback ---------- */
 
 static gboolean
 stored_text (gpointer data)
@@ -1042,6 +1042,57 @@ stored_text (gpointer data)
   g_usleep (20000);
   return FALSE;
 }
+
+
+static const CatchupMessage *
+stored_with_text (GPtrArray *msgs, const char *text, guint *count)
+{
+  const CatchupMessage *found = NULL;
+
+  *count = 0;
+  for (guint i = 0; i < msgs->len; i++)
+    if (strcmp (((CatchupMessage *) msgs->pdata[i])->text, text) == 0)
+      {
+        found = msgs->pdata[i];
+        (*count)++;
+      }
+  return found;
+}
+
+/* A bouncer plays a channel's backlog back right after the join as ordinary lines with the time in front
+ * ("[08:30:00] text", ZNC's buffer without server-time, which libpurple never asks for): stored at that time,
+ * without the prefix, as playback, once however often it is played back. */
+static void
+test_bouncer_playback (void)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr (GDateTime) earlier = g_date_time_add_minutes (now, -10);
+  g_autofree char *stamp = g_date_time_format (earlier, "[%H:%M:%S]");
+  g_autofree char *line = g_strdup_printf ("%s the mirror sync finished overnight", stamp);
+  const char *text = "the mirror sync finished overnight";
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr (GPtrArray) msgs = NULL;
+      const CatchupMessage *m;
+      guint count = 0;
+
+      purple_conversation_destroy (fx.conv);
+      fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+      say ("mira", line);
+      say ("mira", round == 0 ? "live after the playback" : "live after the second playback");
+      g_assert_true (e2e_wait (stored_text, (gpointer) (round == 0 ? "live after the playback"
+                                                                     : "live after the second playback"),
+                               10000));
+      msgs = stored_messages ();
+      m = stored_with_text (msgs, text, &count);
+      g_assert_cmpuint (count, ==, 1);
+      g_assert_cmpint (m->ts, ==, g_date_time_to_unix (earlier));
+      g_assert_cmpuint (m->flags & CATCHUP_MESSAGE_DELAYED, ==, CATCHUP_MESSAGE_DELAYED);
+    }
+}
+
+/* ---------- privacy: chat logging off ---------- */
 
 static gboolean
 answered (gpointer data)
@@ -1159,6 +1210,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/forget", test_forget);
   g_test_add_func ("/catchup/e2e-irc/retention", test_retention);
   g_test_add_func ("/catchup/e2e-irc/absence-told", test_absence_told);
+  g_test_add_func ("/catchup/e2e-irc/bouncer-playback", test_bouncer_playback);
   g_test_add_func ("/catchup/e2e-irc/privacy", test_privacy);
   rc = g_test_run ();
 
