@@ -125,6 +125,7 @@ plugin_unload (PurplePlugin *plugin)
   catchup_model_stop ();
   catchup_retention_stop ();
   catchup_backfill_stop ();
+  catchup_privacy_stop ();
   catchup_output_stop ();
   catchup_room_settings_stop ();
   /* Last: it records presence in the still open rooms through the writer. */
