@@ -14,9 +14,9 @@
 
 /* A candidate is cut here in the prompt: evidence is usually one sentence, and one long turn must not crowd
  * out the others. */
-#define CANDIDATE_TOKENS 60
+#define CANDIDATE_TOKENS 40
 /* A gap's utterance is cut here: the expression and the query say what is sought. */
-#define GAP_TEXT_TOKENS 80
+#define GAP_TEXT_TOKENS 30
 /* Below this many tokens for candidates the call is not worth making. */
 #define MIN_CANDIDATE_ROOM 200
 /* Longest id taken from a model. */
