@@ -16,7 +16,11 @@ and per window the distinct candidates shown and the tokens of the selection pro
 Gap detection is the model's when CATCHUP_ENDPOINT and CATCHUP_MODEL point at a server (for instance the
 shared model_stand_in.py replaying recorded model answers), else the built-in detector's.
 
+With --chunks-per-gap N the built-in ranking keeps N chunks per gap instead of budget / chunk size, so the
+memory column compares the built-in path's own ranking over a wider pool.
+
 usage: pool-recall.py --cli PATH/TO/catchup [--shared DIR] [--sizes 5,10,20,30,40] [--budget 1024]
+                      [--chunks-per-gap N] [--method M]
 """
 import argparse
 import json
@@ -33,6 +37,8 @@ def main():
     ap.add_argument("--sizes", default="5,10,20,30,40")
     ap.add_argument("--budget", type=int, default=1024)
     ap.add_argument("--method", default="remember")
+    ap.add_argument("--chunks-per-gap", type=int, default=0,
+                    help="chunks the built-in ranking keeps per gap (0: the tool's default)")
     a = ap.parse_args()
 
     sys.path.insert(0, os.path.join(a.shared, "bench"))
@@ -71,7 +77,8 @@ def main():
         sel_tokens = []
         for w in wins:
             out = mr.run([a.cli, "memory", "--db", db, "--room", w["conv"], "--window", f"{w['start']}..{w['end']}",
-                          "--budget", str(a.budget), "--method", a.method, "--pool", str(size), "--json"])
+                          "--budget", str(a.budget), "--method", a.method, "--pool", str(size), "--json"]
+                         + (["--chunks-per-gap", str(a.chunks_per_gap)] if a.chunks_per_gap else []))
             doc = json.loads(out)
             lead = {m["id"] for m in doc["memory"] if m.get("lead_in")}
             memory = {m["id"] for m in doc["memory"]}
