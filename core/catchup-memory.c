@@ -26,8 +26,9 @@
 #define FOCUS_TERMS 10
 /* A candidate pool draws on every chunk the sparse and dense lists fused (each CATCHUP_RETRIEVE_TOP long). */
 #define POOL_CHUNKS (2 * CATCHUP_RETRIEVE_TOP)
-/* A candidate this short ("yes, let's do that") means little without the turn before it. */
-#define SHORT_TURN_TOKENS 8
+/* A candidate this short ("ok, agreed", "yes do it", counted with its speaker) means little without the turn
+ * before it. */
+#define SHORT_TURN_TOKENS 6
 
 static const char *const method_names[] = {
   "none", "recent", "full", "sparse", "dense", "hybrid", "remember", "gaps", NULL,
