@@ -205,6 +205,27 @@ append_turn (GString *out, const CatchupMessage *m, const char *text)
 }
 
 char *
+catchup_llm_prompt_escape (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  append_escaped (out, text, "");
+  return g_string_free (out, FALSE);
+}
+
+char *
+catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens)
+{
+  const CatchupMessage *m = message;
+  g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
+  GString *out = g_string_new (NULL);
+
+  append_turn (out, m, text);
+  g_string_truncate (out, out->len - 1);
+  return g_string_free (out, FALSE);
+}
+
+char *
 catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce, guint max_turn_tokens)
 {
   GString *out = g_string_new (NULL);

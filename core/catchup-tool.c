@@ -240,6 +240,22 @@ json_add_message (JsonBuilder *b, const CatchupMessage *msg)
   json_member_string (b, "text", msg->text);
 }
 
+/* name: the ids of items (CatchupMessage when messages, else strings), or null when there are none. */
+static void
+json_add_ids (JsonBuilder *b, const char *name, GPtrArray *items, gboolean messages)
+{
+  json_builder_set_member_name (b, name);
+  if (items == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_array (b);
+  for (guint i = 0; i < items->len; i++)
+    json_builder_add_string_value (b, messages ? ((CatchupMessage *) items->pdata[i])->id : items->pdata[i]);
+  json_builder_end_array (b);
+}
+
 /* "memory", "gaps" and "tokens": the members every memory-producing command shares. */
 static void
 json_add_memory (JsonBuilder *b, const CatchupMemory *mem)
@@ -278,6 +294,9 @@ json_add_memory (JsonBuilder *b, const CatchupMemory *mem)
       json_member_string (b, "reason", gap->reason);
       json_member_string (b, "evidence_kind", gap->evidence);
       json_member_string (b, "query", gap->query);
+      json_add_ids (b, "pool", mem->pools && i < mem->pools->len ? mem->pools->pdata[i] : NULL, TRUE);
+      json_add_ids (b, "selected", mem->selected && i < mem->selected->len ? mem->selected->pdata[i] : NULL,
+                    FALSE);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -508,6 +527,10 @@ json_add_model (JsonBuilder *b, const CatchupModelReport *r)
   json_member_int (b, "embed_calls_at_catchup", r->stats.embed_calls);
   json_member_int (b, "query_embeddings", r->query_embeddings);
   json_member_int (b, "chunk_embeddings_at_catchup", r->history_embeddings);
+  json_builder_set_member_name (b, "selection_used");
+  json_builder_add_boolean_value (b, r->selection_used);
+  json_member_int (b, "selection_candidates", r->selection_candidates);
+  json_member_int (b, "selection_prompt_tokens", r->selection_prompt_tokens);
   json_builder_end_object (b);
 }
 
@@ -654,11 +677,17 @@ cmd_memory (int argc, char **argv)
 {
   g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
   g_autofree char *range = NULL;
+  int pool = 0, chunks = 0;
   const GOptionEntry entries[] = {
     ENTRY_DB (a), ENTRY_ROOM (a),
     { "window", 'w', 0, G_OPTION_ARG_STRING, &range, N_("The catch-up window: first and last message id"),
       N_("FIRST..LAST") },
     ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
+    { "pool", 0, 0, G_OPTION_ARG_INT, &pool,
+      N_("Candidate turns per gap for the model to choose the evidence from (default: 30 with a model); "
+         "with --json each gap lists its pool"), N_("N") },
+    { "chunks-per-gap", 0, 0, G_OPTION_ARG_INT, &chunks,
+      N_("Chunks the built-in ranking keeps per gap (default: budget / chunk size), for benchmarks"), N_("N") },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GError) error = NULL;
@@ -684,6 +713,11 @@ cmd_memory (int argc, char **argv)
       || !tool_parse_range (range, &first, &last, &error)
       || (store = memory_args_open (&a, &room, &copts, &config, &error)) == NULL)
     return tool_fail (error);
+  /* TRANSLATORS: --pool and --chunks-per-gap are options: leave them as they are */
+  if ((pool < 0 || chunks < 0) && !usage_error (&error, _("--pool and --chunks-per-gap want a positive number")))
+    return tool_fail (error);
+  copts.memory.pool_size = (guint) MIN (pool, 1000);
+  copts.memory.chunks_per_gap = (guint) MIN (chunks, 1000);
 
   spec.first_id = first;
   spec.last_id = last;

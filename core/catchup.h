@@ -23,5 +23,6 @@
 #include "catchup-llm-embed.h"
 #include "catchup-llm-gaps.h"
 #include "catchup-llm-prompt.h"
+#include "catchup-llm-select.h"
 #include "catchup-llm-summary.h"
 #include "catchup-engine.h"
