@@ -26,6 +26,9 @@
 #define W_MENTION 0.3
 #define W_RECORD 0.25
 #define W_PAIR 0.5
+/* The verbatim track's own recall of the question (chunks first, then turns), within the budget: a turn in it
+ * gets this much. It carries the chunk ranking, which matters most where one of two partners is asked about. */
+#define W_RECALL 0.5
 /* Answers follow questions: a turn shortly after one that matches the question well is likely a reply in the
  * same thread ("Not coming." after "brunch on Sunday?"), so it gets part of that turn's score, fading over
  * THREAD_SPAN turns. Only the THREAD_SEEDS best turns seed threads. */
@@ -50,6 +53,7 @@ catchup_ask_query_free (CatchupAskQuery *q)
   g_free (q->source);
   g_free (q->owner);
   g_free (q->topic);
+  g_free (q->question);
   g_free (q);
 }
 
@@ -206,6 +210,7 @@ catchup_ask_compile (const char *question, const char *const *roster)
         break;
       }
   q->topic = topic_of (question, nicks);
+  q->question = g_strdup (question);
   return g_steal_pointer (&q);
 }
 
@@ -248,6 +253,7 @@ typedef struct {
   char *folded;
   double base;          /* the question's words, 0..1 */
   double thread;        /* the best seed turn shortly before it, faded, 0..1 */
+  gboolean recalled;    /* in the verbatim track's own recall of the question */
   GPtrArray *owners;    /* owners of the records the turn carries (borrowed strings), may be NULL */
 } Turn;
 
@@ -265,6 +271,7 @@ typedef struct {
   guint n;
   GPtrArray *records;   /* every record of the room, owned */
   char **folded_people; /* q->people folded */
+  guint budget;
 } Ctx;
 
 static void
@@ -323,6 +330,29 @@ spread_threads (Ctx *c)
     }
 }
 
+/* The verbatim track ranks chunks first (a turn's neighbours share the question's words more than the turn
+ * does): the turns of its recall within the budget carry that ranking into the rows. */
+static gboolean
+mark_recalled (Ctx *c, GHashTable *by_row, GError **error)
+{
+  CatchupMemoryOptions mopts;
+  g_autoptr (CatchupMemory) mem = NULL;
+
+  catchup_memory_options_init (&mopts);
+  mopts.budget = c->budget;
+  mem = catchup_memory_recall (c->store, c->room, c->q->question, &mopts, NULL, error);
+  if (mem == NULL)
+    return FALSE;
+  for (guint i = 0; i < mem->turns->len; i++)
+    {
+      Turn *t = g_hash_table_lookup (by_row, &((CatchupMessage *) mem->turns->pdata[i])->row);
+
+      if (t)
+        t->recalled = TRUE;
+    }
+  return TRUE;
+}
+
 static gboolean
 score_turns (Ctx *c, GError **error)
 {
@@ -355,6 +385,8 @@ score_turns (Ctx *c, GError **error)
   for (guint i = 0; i < c->n && best > 0; i++)
     c->turns[i].base /= best;
   spread_threads (c);
+  if (!mark_recalled (c, by_row, error))
+    return FALSE;
   for (guint i = 0; i < c->records->len; i++)
     {
       CatchupRecord *r = c->records->pdata[i];
@@ -454,7 +486,8 @@ rank_for_person (const Ctx *c, guint p)
   for (guint i = 0; i < c->n; i++)
     {
       double w = person_weight (c, &c->turns[i], p);
-      Ranked r = { &c->turns[i], c->turns[i].base + W_THREAD * c->turns[i].thread + w };
+      const Turn *t = &c->turns[i];
+      Ranked r = { t, t->base + W_THREAD * t->thread + W_RECALL * t->recalled + w };
 
       if (w > 0)
         g_array_append_val (ranked, r);
@@ -671,7 +704,7 @@ CatchupAskResult *
 catchup_ask_people (CatchupStore *store, gint64 room, CatchupAskQuery *q, guint budget, GError **error)
 {
   g_autoptr (CatchupAskResult) res = g_new0 (CatchupAskResult, 1);
-  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL };
+  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL, budget };
   gboolean ok;
 
   res->query = q;

@@ -27,6 +27,7 @@ typedef struct {
   char *source;       /* "what does alice think of bob's plan": alice (whose view); NULL when not said */
   char *owner;        /* ... and bob (whose thing); NULL when not said */
   char *topic;        /* the question's own words without names and question scaffolding */
+  char *question;     /* as asked */
 } CatchupAskQuery;
 
 void catchup_ask_query_free (CatchupAskQuery *q);
