@@ -98,34 +98,6 @@ word_in (const char *word, const char *const *list)
   return FALSE;
 }
 
-static gboolean
-has_any (const char *folded, const char *const *cues)
-{
-  for (guint i = 0; cues[i]; i++)
-    if (catchup_records_has_phrase (folded, cues[i]))
-      return TRUE;
-  return FALSE;
-}
-
-/* Where nick occurs first in the folded question as a whole word; -1 when it does not. */
-static gssize
-name_position (const char *folded, const char *nick)
-{
-  gsize n = strlen (nick);
-
-  if (n == 0)
-    return -1;
-  for (const char *hit = strstr (folded, nick); hit; hit = strstr (hit + 1, nick))
-    {
-      gboolean before = hit == folded || !g_unichar_isalnum (g_utf8_get_char (g_utf8_find_prev_char (folded, hit)));
-      gboolean after = !g_unichar_isalnum (g_utf8_get_char (hit + n));
-
-      if (before && after)
-        return hit - folded;
-    }
-  return -1;
-}
-
 typedef struct {
   gssize pos;
   const char *nick;
@@ -185,20 +157,20 @@ catchup_ask_compile (const char *question, const char *const *roster)
       Named n = { -1, roster[i] };
 
       nicks[i] = catchup_records_fold (roster[i]);
-      n.pos = name_position (folded, nicks[i]);
+      n.pos = catchup_records_find_phrase (folded, nicks[i]);
       if (n.pos >= 0)
         g_array_append_val (named, n);
     }
   g_array_sort (named, cmp_named);
   for (guint i = 0; i < named->len; i++)
     g_ptr_array_add (q->people, g_strdup (g_array_index (named, Named, i).nick));
-  q->everyone = has_any (folded, everyone_cues);
+  q->everyone = catchup_records_has_any_phrase (folded, everyone_cues);
   if (q->everyone)
     for (guint i = 0; i < n_roster; i++)
       if (!g_ptr_array_find_with_equal_func (q->people, roster[i], g_str_equal, NULL))
         g_ptr_array_add (q->people, g_strdup (roster[i]));
-  q->mode = has_any (folded, full_cues) ? CATCHUP_ASK_FULL : CATCHUP_ASK_HEAD;
-  q->relation = named->len >= 2 && has_any (folded, relation_cues);
+  q->mode = catchup_records_has_any_phrase (folded, full_cues) ? CATCHUP_ASK_FULL : CATCHUP_ASK_HEAD;
+  q->relation = named->len >= 2 && catchup_records_has_any_phrase (folded, relation_cues);
   /* "what does alice think of bob's plan": the possessive names whose thing it is, the other name whose view */
   for (guint i = 0; i < named->len; i++)
     if (possessive_at (folded, &g_array_index (named, Named, i)))
@@ -725,36 +697,4 @@ catchup_ask_compile_for_room (CatchupStore *store, gint64 room, const char *ques
   g_auto (GStrv) roster = catchup_records_roster (store, room, error);
 
   return roster ? catchup_ask_compile (question, (const char *const *) roster) : NULL;
-}
-
-CatchupAskResult *
-catchup_ask (CatchupStore *store, gint64 room, const char *question, guint budget, const CatchupMemoryOptions *opts,
-             GCancellable *cancellable, GError **error)
-{
-  CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
-  CatchupMemoryOptions mopts;
-  CatchupMemory *mem;
-  gboolean per_person;
-
-  if (q == NULL)
-    return NULL;
-  if (!catchup_ask_per_person (store, room, q, &per_person, error))
-    {
-      catchup_ask_query_free (q);
-      return NULL;
-    }
-  if (per_person)
-    return catchup_ask_people (store, room, q, budget, error);
-  if (opts)
-    mopts = *opts;
-  else
-    catchup_memory_options_init (&mopts);
-  mopts.budget = budget;
-  mem = catchup_memory_recall (store, room, question, &mopts, cancellable, error);
-  if (mem == NULL)
-    {
-      catchup_ask_query_free (q);
-      return NULL;
-    }
-  return catchup_ask_from_memory (q, mem);
 }

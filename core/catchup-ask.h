@@ -67,9 +67,6 @@ gboolean catchup_ask_per_person (CatchupStore *store, gint64 room, const Catchup
  * else the memory's turns sorted into the rows of the people they are by or name. */
 CatchupAskResult *catchup_ask_from_memory (CatchupAskQuery *q, CatchupMemory *mem);
 
-/* Evidence for a question within budget tokens of turns (records have their own allowance, a quarter of it).
- * opts: the memory options for questions about no one (the verbatim track's own recall); may be NULL. */
-CatchupAskResult *catchup_ask (CatchupStore *store, gint64 room, const char *question, guint budget,
-                               const CatchupMemoryOptions *opts, GCancellable *cancellable, GError **error);
+/* The whole question, with or without a model: catchup_engine_ask (catchup-engine.h). */
 
 G_END_DECLS

@@ -766,27 +766,39 @@ json_add_record (JsonBuilder *b, const CatchupRecord *r)
 }
 
 static void
-json_add_messages (JsonBuilder *b, const char *name, GPtrArray *msgs)
+json_add_message_object (JsonBuilder *b, gconstpointer msg)
+{
+  json_builder_begin_object (b);
+  json_add_message (b, msg);
+  json_builder_end_object (b);
+}
+
+static void
+json_add_record_object (JsonBuilder *b, gconstpointer record)
+{
+  json_add_record (b, record);
+}
+
+static void
+json_add_array (JsonBuilder *b, const char *name, GPtrArray *items, void (*add_one) (JsonBuilder *, gconstpointer))
 {
   json_builder_set_member_name (b, name);
   json_builder_begin_array (b);
-  for (guint i = 0; i < msgs->len; i++)
-    {
-      json_builder_begin_object (b);
-      json_add_message (b, msgs->pdata[i]);
-      json_builder_end_object (b);
-    }
+  for (guint i = 0; i < items->len; i++)
+    add_one (b, items->pdata[i]);
   json_builder_end_array (b);
+}
+
+static void
+json_add_messages (JsonBuilder *b, const char *name, GPtrArray *msgs)
+{
+  json_add_array (b, name, msgs, json_add_message_object);
 }
 
 static void
 json_add_records (JsonBuilder *b, const char *name, GPtrArray *records)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
-  for (guint i = 0; i < records->len; i++)
-    json_add_record (b, records->pdata[i]);
-  json_builder_end_array (b);
+  json_add_array (b, name, records, json_add_record_object);
 }
 
 static void
@@ -907,23 +919,26 @@ cmd_ask (int argc, char **argv)
 }
 
 static void
-print_messages (const char *heading, GPtrArray *msgs)
+print_plain_turn (gconstpointer msg)
 {
-  if (msgs->len == 0)
-    return;
-  g_print ("%s\n", heading);
-  for (guint i = 0; i < msgs->len; i++)
-    print_turn (msgs->pdata[i], "");
+  print_turn (msg, "");
 }
 
 static void
-print_records (const char *heading, GPtrArray *records)
+print_any_record (gconstpointer record)
 {
-  if (records->len == 0)
+  print_record (record);
+}
+
+/* A heading and its items, or nothing when there are none. */
+static void
+print_section (const char *heading, GPtrArray *items, void (*print_one) (gconstpointer))
+{
+  if (items->len == 0)
     return;
   g_print ("%s\n", heading);
-  for (guint i = 0; i < records->len; i++)
-    print_record (records->pdata[i]);
+  for (guint i = 0; i < items->len; i++)
+    print_one (items->pdata[i]);
 }
 
 /* summarize --about NICK: the per-person catch-up of the window instead of the room's summary. */
@@ -954,11 +969,11 @@ summarize_about (CatchupStore *store, gint64 room, const CatchupWindow *spec, co
   g_print (_("Catch-up on %s in %s (%u messages)\n"), about->person, room_name, window->len);
   if (about->said->len + about->asked->len + about->open->len == 0)
     g_print (_("%s: nothing in this window\n"), about->person);
-  print_messages (_("Said:"), about->said);
-  print_records (_("Decided:"), about->decided);
-  print_records (_("Committed to:"), about->committed);
-  print_messages (_("Asked or mentioned by others:"), about->asked);
-  print_records (_("Open commitments:"), about->open);
+  print_section (_("Said:"), about->said, print_plain_turn);
+  print_section (_("Decided:"), about->decided, print_any_record);
+  print_section (_("Committed to:"), about->committed, print_any_record);
+  print_section (_("Asked or mentioned by others:"), about->asked, print_plain_turn);
+  print_section (_("Open commitments:"), about->open, print_any_record);
   return TOOL_EXIT_OK;
 }
 

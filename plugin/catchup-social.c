@@ -66,10 +66,13 @@ ask_call (CatchupStore *store, gpointer data, GError **error)
   SocialJob *job = data;
   g_autoptr (SocialResult) res = g_new0 (SocialResult, 1);
   gint64 room = job_room (store, job, error);
+  CatchupOptions opts;
 
   if (room == 0)
     return NULL;
-  res->ask = catchup_ask (store, room, job->question, job->budget, NULL, NULL, error);
+  catchup_options_init (&opts);
+  opts.memory.budget = job->budget;
+  res->ask = catchup_engine_ask (store, room, job->question, &opts, NULL, NULL, error);
   return res->ask ? g_steal_pointer (&res) : NULL;
 }
 
