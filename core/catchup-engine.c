@@ -532,12 +532,18 @@ catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, cons
 {
   CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
   CatchupMemory *mem;
+  gboolean per_person = FALSE;
 
   if (q == NULL)
     return NULL;
-  if (q->people->len > 0)
+  if (!catchup_ask_per_person (store, room, q, &per_person, error))
+    {
+      catchup_ask_query_free (q);
+      return NULL;
+    }
+  if (per_person)
     return catchup_ask_people (store, room, q, opts->memory.budget, error);
-  /* about no one: the verbatim track's recall, with the model's embeddings when there is one */
+  /* the verbatim track's recall, with the model's embeddings when there is one */
   mem = engine_memory (store, room, NULL, question, opts, report, cancellable, error);
   if (mem == NULL)
     {

@@ -17,6 +17,7 @@
 #include "catchup-memory.h"
 #include "catchup-records.h"
 #include "catchup-ask.h"
+#include "catchup-about.h"
 #include "catchup-summary.h"
 #include "catchup-embed-cache.h"
 #include "catchup-llm.h"

@@ -119,6 +119,8 @@ void catchup_signals_mark_present (PurpleConversation *conv);
 /* Commands and the catch-up itself. */
 void catchup_commands_start (PurplePlugin *plugin);
 void catchup_commands_stop (void);
+/* /catchup ask QUESTION and /catchup @nick (catchup-social.c); FALSE when words are neither. */
+gboolean catchup_social_dispatch (PurpleConversation *conv, char **words);
 /* Starts a catch-up of conv; automatic ones say nothing when there is nothing to say. */
 void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic);
 
