@@ -668,7 +668,7 @@ catchup_memory_select (CatchupMemory *mem, GPtrArray *selected, guint budget)
       gpointer gap;
 
       if (g_hash_table_lookup_extended (old_gap_of, m->id, NULL, &gap) && GPOINTER_TO_INT (gap) == 0)
-        memory_add (mem, m, -1, G_MAXUINT);
+        catchup_memory_add (mem, m, -1, G_MAXUINT);
     }
   for (guint d = 0; more; d++)
     {
@@ -682,7 +682,7 @@ catchup_memory_select (CatchupMemory *mem, GPtrArray *selected, guint budget)
             continue;
           more = TRUE;
           m = pooled (mem, ids->pdata[d]);
-          if (m != NULL && memory_add (mem, m, (int) g, budget))
+          if (m != NULL && catchup_memory_add (mem, m, (int) g, budget))
             added++;
         }
     }
