@@ -513,6 +513,8 @@ dispatch (PurpleConversation *conv, char **words)
 {
   guint n = g_strv_length (words);
 
+  if (catchup_social_dispatch (conv, words))
+    return;
   if (n == 0)
     run_window (conv, NULL, FALSE);
   else if (is_verb (words[0], "post"))

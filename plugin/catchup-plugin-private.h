@@ -119,6 +119,8 @@ void catchup_signals_mark_present (PurpleConversation *conv);
 /* Commands and the catch-up itself. */
 void catchup_commands_start (PurplePlugin *plugin);
 void catchup_commands_stop (void);
+/* /catchup ask QUESTION and /catchup @nick (catchup-social.c); FALSE when words are neither. */
+gboolean catchup_social_dispatch (PurpleConversation *conv, char **words);
 /* Starts a catch-up of conv; automatic ones say nothing when there is nothing to say. */
 void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic);
 
@@ -158,6 +160,11 @@ void catchup_backfill_room (PurpleAccount *account, const char *name, PurpleConv
 void catchup_backfill_all (void);
 GList *catchup_backfill_actions (PurplePlugin *plugin, gpointer context);
 void catchup_backfill_stop (void);
+
+/* Faults of the history writer told in the conversations whose messages it keeps; at unload, what it could not
+ * write is told too. stop stops and frees the writer. */
+void catchup_save_status_start (void);
+void catchup_save_status_stop (void);
 
 /* Output into conversations. */
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);

@@ -77,13 +77,17 @@ speaker_alias (PurpleConversation *conv, const char *who)
       cb = purple_conv_chat_cb_find (PURPLE_CONV_CHAT (conv), who);
       alias = cb ? cb->alias : NULL;
     }
-  return alias && *alias && g_strcmp0 (alias, who) != 0 ? g_strdup (alias) : NULL;
+  return alias && *alias && g_strcmp0 (alias, who) != 0 ? catchup_text_clean (alias, -1, CATCHUP_TEXT_ONE_LINE) : NULL;
 }
 
 static CatchupMessage *
 message_from (PurpleConversation *conv, const char *who, const char *markup, PurpleMessageFlags flags)
 {
-  g_autofree char *text = purple_markup_strip_html (markup);
+  g_autofree char *stripped = purple_markup_strip_html (markup);
+  /* what a peer or a server sends is untrusted: invalid UTF-8 crashed the gap detector later, and control
+   * characters would reach every terminal and conversation the text is shown in */
+  g_autofree char *text = catchup_text_clean (stripped, -1, CATCHUP_TEXT_MULTI_LINE);
+  g_autofree char *speaker = catchup_text_clean (who, -1, CATCHUP_TEXT_ONE_LINE);
   CatchupMessage *msg;
   guint mflags = 0;
   const char *body;
@@ -102,7 +106,7 @@ message_from (PurpleConversation *conv, const char *who, const char *markup, Pur
   if (flags & PURPLE_MESSAGE_DELAYED)
     mflags |= CATCHUP_MESSAGE_DELAYED;
   /* No id: the store derives a stable one from time, speaker and text, so playback is stored once. */
-  msg = catchup_message_new (NULL, message_time (conv, flags), who, body);
+  msg = catchup_message_new (NULL, message_time (conv, flags), speaker, body);
   msg->alias = speaker_alias (conv, who);
   msg->flags = mflags;
   return msg;
@@ -336,9 +340,12 @@ record_event (PurpleConversation *conv, CatchupRoomEventKind kind, const char *n
 
   if (catchup_plugin.writer == NULL || nick == NULL || !wants_index (conv))
     return;
+  g_autofree char *clean_nick = catchup_text_clean (nick, -1, CATCHUP_TEXT_ONE_LINE);
+  g_autofree char *clean_detail = detail ? catchup_text_clean (detail, -1, CATCHUP_TEXT_ONE_LINE) : NULL;
+
   key = catchup_room_key_new (conv);
-  catchup_writer_add_event (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL), kind, nick,
-                            detail);
+  catchup_writer_add_event (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL), kind,
+                            clean_nick, clean_detail);
 }
 
 /* ---------- nick changes ----------
@@ -378,9 +385,12 @@ record_nick_change (PurpleConversation *conv, const char *old_nick, const char *
 
   if (catchup_plugin.writer == NULL || !wants_index (conv))
     return;
+  g_autofree char *old_clean = catchup_text_clean (old_nick, -1, CATCHUP_TEXT_ONE_LINE);
+  g_autofree char *new_clean = catchup_text_clean (new_nick, -1, CATCHUP_TEXT_ONE_LINE);
+
   key = catchup_room_key_new (conv);
   catchup_writer_add_nick_change (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL),
-                                  old_nick, new_nick);
+                                  old_clean, new_clean);
 }
 
 static void

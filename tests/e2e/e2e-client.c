@@ -21,6 +21,7 @@
 #include <util.h>
 
 #include "e2e-client.h"
+#include "../test-util.h"
 
 #define UI_ID "catchup-e2e"
 
@@ -580,3 +581,33 @@ e2e_log_lines (guint max)
   return out;
 }
 
+GSubprocess *
+e2e_start_ngircd (const char *dir, guint16 *port)
+{
+  g_autofree char *conf = g_build_filename (dir, "ngircd.conf", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *exe = g_find_program_in_path ("ngircd");
+  GSubprocess *server;
+
+  if (exe == NULL)
+    exe = g_strdup ("/usr/sbin/ngircd");
+  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
+    return NULL;
+  *port = test_free_port ();
+  text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
+                          "\tPorts = %u\n\tMotdPhrase = test\n"
+                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
+                          "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
+                          *port);
+  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
+  server = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
+  g_assert_no_error (error);
+  if (!e2e_wait (e2e_port_open, GUINT_TO_POINTER (*port), 10000))
+    {
+      g_subprocess_force_exit (server);
+      g_object_unref (server);
+      return NULL;
+    }
+  return server;
+}

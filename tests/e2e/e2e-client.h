@@ -66,6 +66,9 @@ gboolean e2e_run_client (const char *self, const char *const *args, guint timeou
 gboolean e2e_port_open (gpointer port);
 /* Starts a server (output silenced) that is ended with the test even when an assertion aborts it. */
 GSubprocess *e2e_spawn_server (GError **error, const char *const *argv);
+/* ngircd on a free port of 127.0.0.1 (port set), its configuration in dir; NULL when it is not installed or
+ * does not come up. */
+GSubprocess *e2e_start_ngircd (const char *dir, guint16 *port);
 /* [nick, text] pairs (GStrv) of real IRC log lines; empty when the shared data is absent. */
 GPtrArray *e2e_log_lines (guint max);
 

@@ -50,25 +50,8 @@ static struct {
 static gboolean
 start_ngircd (void)
 {
-  g_autofree char *conf = g_build_filename (fx.dir, "ngircd.conf", NULL);
-  g_autofree char *text = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *exe = g_find_program_in_path ("ngircd");
-
-  if (exe == NULL)
-    exe = g_strdup ("/usr/sbin/ngircd");
-  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
-    return FALSE;
-  fx.port = test_free_port ();
-  text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
-                          "\tPorts = %u\n\tMotdPhrase = test\n"
-                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
-                          "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
-                          fx.port);
-  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
-  fx.ngircd = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
-  g_assert_no_error (error);
-  return e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 10000);
+  fx.ngircd = e2e_start_ngircd (fx.dir, &fx.port);
+  return fx.ngircd != NULL;
 }
 
 /* ---------- raw IRC participants ---------- */
