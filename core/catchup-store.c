@@ -13,6 +13,9 @@
 
 #define BUSY_TIMEOUT_MS 5000
 #define BUSY_STEP_MS 10
+/* A store is one connection owned by one thread at a time (catchup-store.h), which is exactly SQLite's
+ * multi-thread mode: the per-connection mutexes guard nothing and cost every step a lock and an unlock. */
+#define STORE_OPEN_THREADING SQLITE_OPEN_NOMUTEX
 /* VM instructions between two checks for an abort: well under a millisecond. */
 #define PROGRESS_STEPS 10000
 /* Enough terms for any chat question; keeps a pasted 100 KB line from becoming a 10,000-term query. */
@@ -403,7 +406,7 @@ open_read_only (CatchupStore *store, GError **error)
       g_clear_error (error);
       sqlite3_close (store->db);
       store->db = NULL;
-      rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+      rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | STORE_OPEN_THREADING, NULL);
       if (rc != SQLITE_OK)
         {
           catchup_store_set_error (store, rc, error, _("Could not open the history database read-only"));
@@ -431,7 +434,8 @@ catchup_store_open (const char *path, GError **error)
   store = g_new0 (CatchupStore, 1);
   store->path = g_strdup (path);
   store->stmts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sqlite3_finalize);
-  rc = sqlite3_open_v2 (path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
+  rc = sqlite3_open_v2 (path, &store->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | STORE_OPEN_THREADING, NULL);
   if (rc != SQLITE_OK)
     {
       g_autofree char *what = g_strdup_printf (_("Could not open the history database %s"), path);
