@@ -108,10 +108,14 @@ catchup_llm_prompt_fill (const char *template_text, ...)
       name = g_strndup (open + 2, close - open - 2);
       value = g_hash_table_lookup (values, g_strstrip (name));
       g_string_append_len (out, p, open - p);
-      if (value != NULL)
-        g_string_append (out, value);
-      else
-        g_string_append_len (out, open, close + 2 - open);
+      if (value == NULL)
+        {
+          /* Not a placeholder: one brace is text, and a placeholder may start right after it ("{{{x}}"). */
+          g_string_append_c (out, '{');
+          p = open + 1;
+          continue;
+        }
+      g_string_append (out, value);
       p = close + 2;
     }
   return g_string_free (out, FALSE);
@@ -198,6 +202,27 @@ append_turn (GString *out, const CatchupMessage *m, const char *text)
   g_string_append (out, ": ");
   append_escaped (out, text, "");
   g_string_append_c (out, '\n');
+}
+
+char *
+catchup_llm_prompt_escape (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  append_escaped (out, text, "");
+  return g_string_free (out, FALSE);
+}
+
+char *
+catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens)
+{
+  const CatchupMessage *m = message;
+  g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
+  GString *out = g_string_new (NULL);
+
+  append_turn (out, m, text);
+  g_string_truncate (out, out->len - 1);
+  return g_string_free (out, FALSE);
 }
 
 char *

@@ -1293,6 +1293,36 @@ catchup_llm_embed (CatchupLlm *llm, const char *const *texts, guint n, guint *di
   return out;
 }
 
+/* A 200 answer's body through the same reading as a real one, for tests and fuzzing. */
+static JsonObject *
+reply_from_body (CatchupLlm *llm, const char *body, gsize len, GError **error)
+{
+  g_autoptr (GBytes) bytes = g_bytes_new (body, len);
+  Response resp = { 200, bytes, (char *) "application/json", -1 };
+  gboolean retryable;
+
+  return read_reply (llm, llm->config.chat_model, &resp, 1, &retryable, error);
+}
+
+char *
+catchup_llm_parse_chat_reply (CatchupLlm *llm, const char *body, gsize len, GError **error)
+{
+  g_autoptr (JsonObject) reply = reply_from_body (llm, body, len, error);
+  g_auto (ChatAnswer) a = { NULL, NULL, FALSE };
+
+  if (reply == NULL || !chat_reply_text (llm, reply, &a, error))
+    return NULL;
+  return g_steal_pointer (&a.answer);
+}
+
+float *
+catchup_llm_parse_embed_reply (CatchupLlm *llm, const char *body, gsize len, guint n, guint *dim, GError **error)
+{
+  g_autoptr (JsonObject) reply = reply_from_body (llm, body, len, error);
+
+  return reply ? embed_reply_vectors (llm, reply, n, dim, error) : NULL;
+}
+
 /* --- async: the blocking calls in a GTask worker --- */
 
 typedef struct {

@@ -264,8 +264,11 @@ catchup_summary_set_head (CatchupSummary *summary, GPtrArray *window, guint tota
                                            h->messages);
   g_autofree char *ppl = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u person", "%u people", h->people),
                                           h->people);
-  g_autofree char *from = catchup_summary_format_time (h->first_ts, C_("time", "%a %H:%M"));
-  g_autofree char *to = catchup_summary_format_time (h->last_ts, spans_days ? C_("time", "%a %H:%M") : "%H:%M");
+  /* Translators: strftime format of the headline's first and last time when they fall on different days,
+   * e.g. "Tue 03 Mar 14:43" */
+  const char *dated = C_("time", "%a %d %b %H:%M");
+  g_autofree char *from = catchup_summary_format_time (h->first_ts, spans_days ? dated : C_("time", "%a %H:%M"));
+  g_autofree char *to = catchup_summary_format_time (h->last_ts, spans_days ? dated : "%H:%M");
   /* Translators: "45 messages from 6 people, Tue 14:43 – Wed 10:23 UTC" */
   g_autofree char *line = g_strdup_printf (_("%s from %s, %s – %s UTC"), msgs, ppl, from, to);
   if (!h->capped) {
@@ -373,8 +376,10 @@ catchup_summary_to_text (const CatchupSummary *summary)
   g_autoptr (GString) out = g_string_new (NULL);
   const CatchupSummaryLine *prev = NULL;
   gint section = -1;
-  /* The weekday always: the lines chosen may all fall on one day of a window that spans several. */
-  const char *time_format = C_("time", "%a %H:%M");
+  /* The weekday always: the lines chosen may all fall on one day of a window that spans several; the date
+   * too once a weekday could mean two days of the window. */
+  const char *time_format = summary->head.last_ts - summary->head.first_ts >= 6 * 86400
+                              ? C_("time", "%d %b %H:%M") : C_("time", "%a %H:%M");
 
   g_return_val_if_fail (summary != NULL, NULL);
 

@@ -76,9 +76,19 @@ json_check "memory JSON reports the model path" '
 m = doc["model"]
 assert doc["method"] == "remember-model", doc["method"]
 assert m["used"] and m["notice"] is None, m
-assert m["chat_calls"] == 1 and m["embed_calls_at_catchup"] == 1, m
+# gap detection and evidence selection
+assert m["chat_calls"] == 2 and m["embed_calls_at_catchup"] == 1, m
 assert m["chunk_embeddings_at_catchup"] == 0, m
-assert doc["memory"], doc'
+assert m["selection_used"] and m["selection_candidates"] > 0 and m["selection_prompt_tokens"] <= 4096, m
+assert doc["memory"], doc
+ids = {x["id"] for x in doc["memory"]}
+assert any(g["pool"] for g in doc["gaps"]), doc["gaps"]
+for g in doc["gaps"]:
+    assert len(g["pool"]) <= 30, g
+    # the test server chooses the oldest candidate shown, and an id it never saw, which is dropped
+    assert g["selected"] and set(g["selected"]) <= set(sum((h["pool"] for h in doc["gaps"]), [])), g
+    assert set(g["selected"]) <= ids, (g, ids)
+assert all(x.get("lead_in") or "gap" in x for x in doc["memory"]), doc["memory"]'
 
 "$tool" summarize --db "$db" --room stationkit --last 20 $model --json >"$tmp/out" 2>"$tmp/err"
 check $? "summarize with --endpoint"
@@ -86,7 +96,7 @@ json_check "summarize JSON: model summary, calls and tokens" '
 m = doc["model"]
 for k in ("used", "notice", "calls", "tokens_sent", "tokens_received", "chat_calls", "embed_calls_at_catchup"):
     assert k in m, k
-assert m["used"] and m["chat_calls"] <= 2 and m["tokens_sent"] > 0 and m["tokens_received"] > 0, m
+assert m["used"] and m["chat_calls"] <= 3 and m["tokens_sent"] > 0 and m["tokens_received"] > 0, m
 assert " said: " in doc["summary"]["lines"][0]["text"], doc["summary"]["lines"][0]'
 
 # No data folder at all, as when the tool runs from its build folder: the prompts are built in.

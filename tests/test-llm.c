@@ -886,6 +886,15 @@ test_prompt_fill (void)
   g_assert_cmpstr (out, ==, "a X{{y}} b Y c {{unknown}} X{{y}}");
 }
 
+/* Found by fuzzing: a placeholder right after stray braces or an unknown name was left unfilled. */
+static void
+test_prompt_fill_braces (void)
+{
+  g_autofree char *out = catchup_llm_prompt_fill ("{{{{x}} {{a {{x}} }} {{x}", "x", "X", NULL);
+
+  g_assert_cmpstr (out, ==, "{{X {{a X }} {{x}");
+}
+
 static void
 test_prompt_load (void)
 {
@@ -1175,6 +1184,119 @@ test_gaps_detect (void)
   g_assert_cmpstr (gap->utterance_id, ==, "m6");
   g_assert_cmpuint (gap->utterance_index, ==, 1);
   g_assert_nonnull (strstr (gap->query, "lock"));
+}
+
+/* --- evidence selection --- */
+
+static guint
+choices (GPtrArray *selected, guint gap)
+{
+  return ((GPtrArray *) selected->pdata[gap])->len;
+}
+
+static const char *
+choice (GPtrArray *selected, guint gap, guint i)
+{
+  return ((GPtrArray *) selected->pdata[gap])->pdata[i];
+}
+
+/* Every id is checked against the candidates shown, every gap number against the gaps; the shapes models
+ * write (a bare array, "g2", numeric ids, fences and reasoning) are understood. */
+static void
+test_select_parse (void)
+{
+  g_autoptr (GHashTable) shown = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) selected = NULL, bare = NULL, none = NULL;
+
+  g_hash_table_add (shown, (gpointer) "s1");
+  g_hash_table_add (shown, (gpointer) "s2");
+  g_hash_table_add (shown, (gpointer) "s3");
+  g_hash_table_add (shown, (gpointer) "42");
+  selected = catchup_llm_select_parse ("<think>gap 1 needs s1</think>```json\n{\"selected\": ["
+                                       "{\"gap\": 1, \"ids\": [\"s2\", \"ghost\", \"s2\", \"s1\", \"s3\"]},"
+                                       "{\"gap\": \"g2\", \"ids\": [42, \"s9\"]},"
+                                       "{\"gap\": 7, \"ids\": [\"s1\"]},"
+                                       "{\"gap\": \"none\", \"ids\": [\"s1\"]},"
+                                       "{\"gap\": 3, \"ids\": []},]}\n```", 3, shown, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (selected->len, ==, 3);
+  /* order kept, unknown and repeated ids dropped, at most per_gap */
+  g_assert_cmpuint (choices (selected, 0), ==, 2);
+  g_assert_cmpstr (choice (selected, 0, 0), ==, "s2");
+  g_assert_cmpstr (choice (selected, 0, 1), ==, "s1");
+  g_assert_cmpuint (choices (selected, 1), ==, 1);
+  g_assert_cmpstr (choice (selected, 1, 0), ==, "42");
+  g_assert_cmpuint (choices (selected, 2), ==, 0);
+
+  bare = catchup_llm_select_parse ("[{\"gap\": \"2\", \"candidates\": [\"s3\"]}]", 2, shown, 4, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (choices (bare, 0), ==, 0);
+  g_assert_cmpstr (choice (bare, 1, 0), ==, "s3");
+
+  none = catchup_llm_select_parse ("I cannot tell.", 2, shown, 4, &error);
+  g_assert_null (none);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* Twelve gaps with thirty long candidates each: the prompt stays within CATCHUP_SELECT_PROMPT_TOKENS, every
+ * gap gets its share of what is shown (round robin by rank), and the model's choice becomes the memory. */
+static void
+test_select_evidence (void)
+{
+  g_autofree char *key = scenario ("select");
+  g_autoptr (CatchupLlm) llm = NULL;
+  g_autoptr (GPtrArray) window = make_window (12, 500);
+  g_autoptr (GError) error = NULL;
+  CatchupMemory *mem = make_memory ();
+  CatchupSelectInfo info;
+  guint least = G_MAXUINT, most = 0;
+
+  if (!need_server ())
+    return;
+  mem->gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+  mem->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert (mem->gap_of, g_strdup ("h1"), GINT_TO_POINTER (0));
+  for (guint g = 0; g < 12; g++)
+    {
+      CatchupGap *gap = catchup_gap_new ();
+      GPtrArray *pool = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+
+      gap->utterance_index = g;
+      gap->utterance_id = g_strdup (((CatchupMessage *) window->pdata[g])->id);
+      gap->expression = g_strdup ("that one");
+      gap->query = g_strdup ("which earlier plan does the speaker mean by that one, and who proposed it");
+      g_ptr_array_add (mem->gaps, gap);
+      for (guint i = 0; i < 30; i++)
+        {
+          g_autofree char *id = g_strdup_printf ("c%u-%u", g, i);
+          g_autofree char *text = g_strdup_printf ("candidate %u for gap %u: a long turn about the plan, the lock, "
+                                                   "the fallback and the rollout, which goes on and on and on "
+                                                   "about details nobody needs, %u", i, g, i);
+
+          g_ptr_array_add (pool, catchup_message_new (id, T0 - 86400 + 60 * (g * 30 + i), "dana", text));
+        }
+      g_ptr_array_add (mem->pools, pool);
+    }
+  llm = client_with (key, NULL);
+  g_assert_true (catchup_llm_select_evidence (llm, mem, window, 1024, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_test_message ("12 gaps: %u candidates shown, prompt %u tokens", info.candidates, info.prompt_tokens);
+  g_assert_cmpuint (info.prompt_tokens, <=, CATCHUP_SELECT_PROMPT_TOKENS);
+  g_assert_cmpuint (info.prompt_tokens, >, CATCHUP_SELECT_PROMPT_TOKENS / 2);
+  for (guint g = 0; g < 12; g++)
+    {
+      least = MIN (least, ((GPtrArray *) mem->pools->pdata[g])->len);
+      most = MAX (most, ((GPtrArray *) mem->pools->pdata[g])->len);
+    }
+  g_assert_cmpuint (least, >, 0);
+  g_assert_cmpuint (most, <=, least + 1);
+  /* the server chose the oldest candidate shown for every gap: c0-0, once, beside the lead-in */
+  g_assert_cmpuint (info.chosen, ==, 1);
+  g_assert_cmpuint (mem->turns->len, ==, 2);
+  g_assert_cmpstr (((CatchupMessage *) mem->turns->pdata[0])->id, ==, "c0-0");
+  catchup_memory_free (mem);
 }
 
 /* --- reply shapes of real servers (tests/llm-server.py) --- */
@@ -1616,9 +1738,12 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/cancel-before", test_cancel_before);
   g_test_add_func ("/catchup/llm/api-key", test_api_key);
   g_test_add_func ("/catchup/llm/prompt-fill", test_prompt_fill);
+  g_test_add_func ("/catchup/llm/prompt-fill-braces", test_prompt_fill_braces);
   g_test_add_func ("/catchup/llm/prompt-load", test_prompt_load);
   g_test_add_func ("/catchup/llm/prompt-built-in", test_prompt_built_in);
   g_test_add_func ("/catchup/llm/chat-request-extras", test_chat_request_extras);
+  g_test_add_func ("/catchup/llm/select-parse", test_select_parse);
+  g_test_add_func ("/catchup/llm/select-evidence", test_select_evidence);
   for (guint i = 0; i < G_N_ELEMENTS (shape_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/catchup/llm/reply-shape/%s", shape_cases[i].kind);
