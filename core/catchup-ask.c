@@ -9,6 +9,7 @@
 #include "catchup-embed.h"
 #include "catchup-error.h"
 #include "catchup-retrieve.h"
+#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The newest turns a question reads at most: a room's whole history up to this size, its latest part beyond. */
@@ -22,9 +23,22 @@
  */
 #define W_COSINE 2.0
 #define W_SPEAKER 0.6
-#define W_MENTION 0.5
+#define W_MENTION 0.3
 #define W_RECORD 0.25
 #define W_PAIR 0.5
+/* The verbatim track's own recall of the question (chunks first, then turns), within the budget: a turn in it
+ * gets this much. It carries the chunk ranking, which matters most where one of two partners is asked about. */
+#define W_RECALL 0.5
+/* Answers follow questions: a turn shortly after one that matches the question well is likely a reply in the
+ * same thread ("Not coming." after "brunch on Sunday?"), so it gets part of that turn's score, fading over
+ * THREAD_SPAN turns. Only the THREAD_SEEDS best turns seed threads. */
+#define W_THREAD 0.5
+#define THREAD_SPAN 6
+#define THREAD_SEEDS 3
+/* A question that names people is answered per person only where a person's turns say something the room's
+ * do not: when the people named wrote more than this share of the room (one of two partners), the room's own
+ * recall ranks better, and its turns are sorted into the people's rows. */
+#define PERSON_SHARE 0.5
 
 /* Records shown per row: the derived track's own allowance of the budget. */
 #define RECORD_SHARE 4
@@ -39,6 +53,7 @@ catchup_ask_query_free (CatchupAskQuery *q)
   g_free (q->source);
   g_free (q->owner);
   g_free (q->topic);
+  g_free (q->question);
   g_free (q);
 }
 
@@ -47,6 +62,10 @@ catchup_ask_query_free (CatchupAskQuery *q)
 static const char *const everyone_cues[] = {
   "everyone", "everybody", "each of us", "each of them", "each member", "each person", "all members",
   "all of us", "all of them", "each family member", "every member", "whole group", "each one", NULL,
+};
+/* The question is about how the people it names stand to each other, not about each alone. */
+static const char *const relation_cues[] = {
+  "between", "relationship", "knew", "know", "knows", "each other", "history", "revealed", "who in", NULL,
 };
 static const char *const full_cues[] = {
   "change", "changed", "changes", "changing", "over time", "over the course", "shift", "shifted", "before",
@@ -77,34 +96,6 @@ word_in (const char *word, const char *const *list)
     if (strcmp (word, list[i]) == 0)
       return TRUE;
   return FALSE;
-}
-
-static gboolean
-has_any (const char *folded, const char *const *cues)
-{
-  for (guint i = 0; cues[i]; i++)
-    if (catchup_records_has_phrase (folded, cues[i]))
-      return TRUE;
-  return FALSE;
-}
-
-/* Where nick occurs first in the folded question as a whole word; -1 when it does not. */
-static gssize
-name_position (const char *folded, const char *nick)
-{
-  gsize n = strlen (nick);
-
-  if (n == 0)
-    return -1;
-  for (const char *hit = strstr (folded, nick); hit; hit = strstr (hit + 1, nick))
-    {
-      gboolean before = hit == folded || !g_unichar_isalnum (g_utf8_get_char (g_utf8_find_prev_char (folded, hit)));
-      gboolean after = !g_unichar_isalnum (g_utf8_get_char (hit + n));
-
-      if (before && after)
-        return hit - folded;
-    }
-  return -1;
 }
 
 typedef struct {
@@ -166,19 +157,20 @@ catchup_ask_compile (const char *question, const char *const *roster)
       Named n = { -1, roster[i] };
 
       nicks[i] = catchup_records_fold (roster[i]);
-      n.pos = name_position (folded, nicks[i]);
+      n.pos = catchup_records_find_phrase (folded, nicks[i]);
       if (n.pos >= 0)
         g_array_append_val (named, n);
     }
   g_array_sort (named, cmp_named);
   for (guint i = 0; i < named->len; i++)
     g_ptr_array_add (q->people, g_strdup (g_array_index (named, Named, i).nick));
-  q->everyone = has_any (folded, everyone_cues);
+  q->everyone = catchup_records_has_any_phrase (folded, everyone_cues);
   if (q->everyone)
     for (guint i = 0; i < n_roster; i++)
       if (!g_ptr_array_find_with_equal_func (q->people, roster[i], g_str_equal, NULL))
         g_ptr_array_add (q->people, g_strdup (roster[i]));
-  q->mode = has_any (folded, full_cues) ? CATCHUP_ASK_FULL : CATCHUP_ASK_HEAD;
+  q->mode = catchup_records_has_any_phrase (folded, full_cues) ? CATCHUP_ASK_FULL : CATCHUP_ASK_HEAD;
+  q->relation = named->len >= 2 && catchup_records_has_any_phrase (folded, relation_cues);
   /* "what does alice think of bob's plan": the possessive names whose thing it is, the other name whose view */
   for (guint i = 0; i < named->len; i++)
     if (possessive_at (folded, &g_array_index (named, Named, i)))
@@ -190,6 +182,7 @@ catchup_ask_compile (const char *question, const char *const *roster)
         break;
       }
   q->topic = topic_of (question, nicks);
+  q->question = g_strdup (question);
   return g_steal_pointer (&q);
 }
 
@@ -231,6 +224,8 @@ typedef struct {
   CatchupMessage *msg;
   char *folded;
   double base;          /* the question's words, 0..1 */
+  double thread;        /* the best seed turn shortly before it, faded, 0..1 */
+  gboolean recalled;    /* in the verbatim track's own recall of the question */
   GPtrArray *owners;    /* owners of the records the turn carries (borrowed strings), may be NULL */
 } Turn;
 
@@ -248,6 +243,7 @@ typedef struct {
   guint n;
   GPtrArray *records;   /* every record of the room, owned */
   char **folded_people; /* q->people folded */
+  guint budget;
 } Ctx;
 
 static void
@@ -273,6 +269,60 @@ scan_messages (CatchupStore *store, gint64 room, GError **error)
     return NULL;
   return count <= MAX_SCAN ? catchup_store_range (store, room, NULL, NULL, 0, error)
                            : catchup_store_before (store, room, NULL, MAX_SCAN, error);
+}
+
+static gint
+cmp_base_desc (gconstpointer a, gconstpointer b)
+{
+  const Turn *x = *(const Turn *const *) a, *y = *(const Turn *const *) b;
+
+  return (x->base < y->base) - (x->base > y->base);
+}
+
+static void
+spread_threads (Ctx *c)
+{
+  g_autoptr (GPtrArray) by_base = g_ptr_array_sized_new (c->n);
+
+  for (guint i = 0; i < c->n; i++)
+    g_ptr_array_add (by_base, &c->turns[i]);
+  g_ptr_array_sort (by_base, cmp_base_desc);
+  for (guint s = 0; s < MIN (THREAD_SEEDS, by_base->len); s++)
+    {
+      const Turn *seed = by_base->pdata[s];
+      guint at = (guint) (seed - c->turns);
+
+      for (guint k = 1; k <= THREAD_SPAN && at + k < c->n; k++)
+        {
+          Turn *t = &c->turns[at + k];
+          double v = seed->base * (1.0 - (double) (k - 1) / THREAD_SPAN);
+
+          t->thread = MAX (t->thread, v);
+        }
+    }
+}
+
+/* The verbatim track ranks chunks first (a turn's neighbours share the question's words more than the turn
+ * does): the turns of its recall within the budget carry that ranking into the rows. */
+static gboolean
+mark_recalled (Ctx *c, GHashTable *by_row, GError **error)
+{
+  CatchupMemoryOptions mopts;
+  g_autoptr (CatchupMemory) mem = NULL;
+
+  catchup_memory_options_init (&mopts);
+  mopts.budget = c->budget;
+  mem = catchup_memory_recall (c->store, c->room, c->q->question, &mopts, NULL, error);
+  if (mem == NULL)
+    return FALSE;
+  for (guint i = 0; i < mem->turns->len; i++)
+    {
+      Turn *t = g_hash_table_lookup (by_row, &((CatchupMessage *) mem->turns->pdata[i])->row);
+
+      if (t)
+        t->recalled = TRUE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -306,6 +356,9 @@ score_turns (Ctx *c, GError **error)
     }
   for (guint i = 0; i < c->n && best > 0; i++)
     c->turns[i].base /= best;
+  spread_threads (c);
+  if (!mark_recalled (c, by_row, error))
+    return FALSE;
   for (guint i = 0; i < c->records->len; i++)
     {
       CatchupRecord *r = c->records->pdata[i];
@@ -341,7 +394,7 @@ person_weight (const Ctx *c, const Turn *t, guint p)
   gboolean named = !spoke && names (t, c->folded_people[p]);
   double w = (spoke ? W_SPEAKER : 0) + (named ? W_MENTION : 0) + (carries_record_of (t, person) ? W_RECORD : 0);
 
-  if (w == 0 || c->q->everyone)
+  if (w == 0 || !c->q->relation)
     return w;
   /* a turn between this person and another one the question names */
   for (guint o = 0; o < c->q->people->len; o++)
@@ -405,7 +458,8 @@ rank_for_person (const Ctx *c, guint p)
   for (guint i = 0; i < c->n; i++)
     {
       double w = person_weight (c, &c->turns[i], p);
-      Ranked r = { &c->turns[i], c->turns[i].base + w };
+      const Turn *t = &c->turns[i];
+      Ranked r = { t, t->base + W_THREAD * t->thread + W_RECALL * t->recalled + w };
 
       if (w > 0)
         g_array_append_val (ranked, r);
@@ -530,27 +584,99 @@ ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
   return TRUE;
 }
 
+static gboolean
+turn_involves (const CatchupMessage *m, const char *person)
+{
+  g_autofree char *folded = NULL, *nick = NULL;
+
+  if (g_strcmp0 (m->speaker, person) == 0)
+    return TRUE;
+  folded = catchup_records_fold (m->text);
+  nick = catchup_records_fold (person);
+  return catchup_records_has_phrase (folded, nick);
+}
+
 CatchupAskResult *
 catchup_ask_from_memory (CatchupAskQuery *q, CatchupMemory *mem)
 {
   CatchupAskResult *res = g_new0 (CatchupAskResult, 1);
-  CatchupAskRow *row = row_new (NULL);
 
   res->query = q;
   res->memory = mem;
   res->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
+  if (q->people->len == 0)
+    g_ptr_array_add (res->rows, row_new (NULL));
+  for (guint p = 0; p < q->people->len; p++)
+    g_ptr_array_add (res->rows, row_new (q->people->pdata[p]));
   for (guint i = 0; i < mem->turns->len; i++)
-    g_ptr_array_add (row->turns, catchup_message_copy (mem->turns->pdata[i]));
-  g_ptr_array_add (res->rows, row);
+    for (guint r = 0; r < res->rows->len; r++)
+      {
+        CatchupAskRow *row = res->rows->pdata[r];
+
+        if (row->person == NULL || turn_involves (mem->turns->pdata[i], row->person))
+          g_ptr_array_add (row->turns, catchup_message_copy (mem->turns->pdata[i]));
+      }
   finish_rows (res->rows);
   return res;
+}
+
+static gboolean
+speaker_turns (CatchupStore *store, gint64 room, const char *speaker, gint64 *n, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT count(*) FROM messages WHERE room = ?1 AND speaker = ?2",
+                                            error);
+  int rc;
+
+  *n = 0;
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_text (st, 2, speaker, -1, SQLITE_TRANSIENT);
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    *n = sqlite3_column_int64 (st, 0);
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW)
+    {
+      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+catchup_ask_per_person (CatchupStore *store, gint64 room, const CatchupAskQuery *q, gboolean *per_person,
+                        GError **error)
+{
+  gint64 total = catchup_store_count (store, room, error), named = 0;
+
+  *per_person = FALSE;
+  if (total < 0)
+    return FALSE;
+  if (q->people->len == 0)
+    return TRUE;
+  if (q->everyone)
+    {
+      *per_person = TRUE;
+      return TRUE;
+    }
+  for (guint p = 0; p < q->people->len; p++)
+    {
+      gint64 n;
+
+      if (!speaker_turns (store, room, q->people->pdata[p], &n, error))
+        return FALSE;
+      named += n;
+    }
+  *per_person = named <= PERSON_SHARE * (double) total;
+  return TRUE;
 }
 
 CatchupAskResult *
 catchup_ask_people (CatchupStore *store, gint64 room, CatchupAskQuery *q, guint budget, GError **error)
 {
   g_autoptr (CatchupAskResult) res = g_new0 (CatchupAskResult, 1);
-  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL };
+  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL, budget };
   gboolean ok;
 
   res->query = q;
@@ -571,30 +697,4 @@ catchup_ask_compile_for_room (CatchupStore *store, gint64 room, const char *ques
   g_auto (GStrv) roster = catchup_records_roster (store, room, error);
 
   return roster ? catchup_ask_compile (question, (const char *const *) roster) : NULL;
-}
-
-CatchupAskResult *
-catchup_ask (CatchupStore *store, gint64 room, const char *question, guint budget, const CatchupMemoryOptions *opts,
-             GCancellable *cancellable, GError **error)
-{
-  CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
-  CatchupMemoryOptions mopts;
-  CatchupMemory *mem;
-
-  if (q == NULL)
-    return NULL;
-  if (q->people->len > 0)
-    return catchup_ask_people (store, room, q, budget, error);
-  if (opts)
-    mopts = *opts;
-  else
-    catchup_memory_options_init (&mopts);
-  mopts.budget = budget;
-  mem = catchup_memory_recall (store, room, question, &mopts, cancellable, error);
-  if (mem == NULL)
-    {
-      catchup_ask_query_free (q);
-      return NULL;
-    }
-  return catchup_ask_from_memory (q, mem);
 }

@@ -23,9 +23,11 @@ typedef struct {
   GPtrArray *people;  /* roster nicks the question names (char *), in the order named; every row for "everyone" */
   gboolean everyone;  /* "everyone", "each of us", "all members" */
   CatchupAskMode mode;
+  gboolean relation;  /* about how the people named stand to each other ("the history between alice and bob") */
   char *source;       /* "what does alice think of bob's plan": alice (whose view); NULL when not said */
   char *owner;        /* ... and bob (whose thing); NULL when not said */
   char *topic;        /* the question's own words without names and question scaffolding */
+  char *question;     /* as asked */
 } CatchupAskQuery;
 
 void catchup_ask_query_free (CatchupAskQuery *q);
@@ -57,12 +59,14 @@ CatchupAskQuery *catchup_ask_compile_for_room (CatchupStore *store, gint64 room,
 /* Evidence for a question that names people (q->people not empty; takes q): a row per person. */
 CatchupAskResult *catchup_ask_people (CatchupStore *store, gint64 room, CatchupAskQuery *q, guint budget,
                                       GError **error);
-/* A question about no one answered from the verbatim track's recall (takes q and mem): one row. */
+/* Whether a question is answered per person: it names people, and they are not most of the room (for one of
+ * two partners, the room's own recall ranks better). */
+gboolean catchup_ask_per_person (CatchupStore *store, gint64 room, const CatchupAskQuery *q, gboolean *per_person,
+                                 GError **error);
+/* A question answered from the verbatim track's recall (takes q and mem): one row for a question about no one,
+ * else the memory's turns sorted into the rows of the people they are by or name. */
 CatchupAskResult *catchup_ask_from_memory (CatchupAskQuery *q, CatchupMemory *mem);
 
-/* Evidence for a question within budget tokens of turns (records have their own allowance, a quarter of it).
- * opts: the memory options for questions about no one (the verbatim track's own recall); may be NULL. */
-CatchupAskResult *catchup_ask (CatchupStore *store, gint64 room, const char *question, guint budget,
-                               const CatchupMemoryOptions *opts, GCancellable *cancellable, GError **error);
+/* The whole question, with or without a model: catchup_engine_ask (catchup-engine.h). */
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "catchup-message.h"
+#include "catchup-text.h"
 
 /* libpurple's loggers date a line ("%x %X") when it was older than this at writing time (log.c,
  * log_get_timestamp): a line with a bare time was written at most this long after it was said. */
@@ -791,7 +792,9 @@ GPtrArray *
 catchup_chatlog_parse (const char *text, CatchupChatlogFormat format, const CatchupChatlogContext *ctx)
 {
   static const CatchupChatlogContext empty;
-  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+  /* a log is untrusted like the chat it records: no NUL or control character, and no line break but LF, which
+   * the line patterns below could not match across */
+  g_autofree char *valid = catchup_text_clean (text, -1, CATCHUP_TEXT_MULTI_LINE);
   g_auto (GStrv) lines = NULL;
   Parser p = { 0 };
 

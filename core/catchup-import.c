@@ -50,12 +50,21 @@ add_problem (CatchupImportResult *result, guint64 line, const char *message)
   result->malformed++;
 }
 
+static gint
+problem_cmp (gconstpointer a, gconstpointer b)
+{
+  const CatchupImportProblem *x = *(CatchupImportProblem *const *) a, *y = *(CatchupImportProblem *const *) b;
+
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
 /* ---------- batching: pending messages per room, written in one transaction ---------- */
 
 typedef struct {
   CatchupStore *store;
   CatchupImportResult *result;
   GHashTable *batches; /* gint64 room -> GPtrArray of CatchupMessage */
+  GHashTable *sourced; /* CatchupMessage of the batches whose id the source gave -> its line */
   guint pending;
   gboolean in_txn;
   guint64 line;       /* the line being read */
@@ -71,6 +80,7 @@ importer_init (Importer *imp, CatchupStore *store, CatchupImportResult *result)
   imp->store = store;
   imp->result = result;
   imp->batches = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  imp->sourced = g_hash_table_new (g_direct_hash, g_direct_equal);
   imp->pending = 0;
   imp->in_txn = FALSE;
 }
@@ -98,6 +108,7 @@ importer_clear (Importer *imp)
   if (imp->in_txn)
     catchup_store_rollback (imp->store);
   imp->in_txn = FALSE;
+  g_clear_pointer (&imp->sourced, g_hash_table_unref);
   g_clear_pointer (&imp->batches, g_hash_table_unref);
 }
 
@@ -114,6 +125,40 @@ importer_ensure_txn (Importer *imp, GError **error)
   return TRUE;
 }
 
+/* A source's id already stored with another text is two messages under one id, not a duplicate: the line
+ * is reported (and skipped) instead of vanishing into the duplicate count. Derived ids hash the text, so only
+ * ids the source gave can clash. Returns how many clashed, or -1 with error. */
+static gint64
+importer_conflicts (Importer *imp, GPtrArray *batch, guint n_inserted, GError **error)
+{
+  gint64 conflicts = 0;
+
+  if (n_inserted == batch->len || g_hash_table_size (imp->sourced) == 0)
+    return 0;
+  for (guint i = 0; i < batch->len; i++)
+    {
+      CatchupMessage *msg = batch->pdata[i];
+      guint64 line = GPOINTER_TO_SIZE (g_hash_table_lookup (imp->sourced, msg));
+      g_autoptr (CatchupMessage) stored = NULL;
+
+      if (line == 0)
+        continue;
+      stored = catchup_store_get_message_by_row (imp->store, msg->row, error);
+      if (stored == NULL)
+        return -1;
+      if (g_strcmp0 (stored->text, msg->text) != 0 || g_strcmp0 (stored->speaker, msg->speaker) != 0)
+        {
+          g_autofree char *problem =
+            g_strdup_printf (_("the id “%s” is already stored with another text; this line was not imported"),
+                             msg->id);
+
+          add_problem (imp->result, line, problem);
+          conflicts++;
+        }
+    }
+  return conflicts;
+}
+
 static gboolean
 importer_flush (Importer *imp, GError **error)
 {
@@ -127,12 +172,14 @@ importer_flush (Importer *imp, GError **error)
     {
       GPtrArray *batch = value;
       guint n_inserted;
+      gint64 conflicts;
 
-      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error) ||
-          !catchup_records_update (imp->store, *(gint64 *) key, 0, NULL, error))
+      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error)
+          || (conflicts = importer_conflicts (imp, batch, n_inserted, error)) < 0
+          || !catchup_records_update (imp->store, *(gint64 *) key, 0, NULL, error))
         return importer_failed (imp, error);
       imp->txn_inserted += n_inserted;
-      imp->txn_duplicates += batch->len - n_inserted;
+      imp->txn_duplicates += batch->len - n_inserted - (guint64) conflicts;
     }
   /* a failed COMMIT has already ended the transaction: nothing is left to roll back */
   imp->in_txn = FALSE;
@@ -141,6 +188,7 @@ importer_flush (Importer *imp, GError **error)
   imp->result->inserted += imp->txn_inserted;
   imp->result->duplicates += imp->txn_duplicates;
   imp->result->events += imp->txn_events;
+  g_hash_table_remove_all (imp->sourced);
   g_hash_table_remove_all (imp->batches);
   imp->pending = 0;
   return TRUE;
@@ -156,9 +204,9 @@ importer_event_stored (Importer *imp, gboolean ok, GError **error)
   return TRUE;
 }
 
-/* Takes msg. */
+/* Takes msg; sourced says that its id is the source's, not derived. */
 static gboolean
-importer_add (Importer *imp, gint64 room, CatchupMessage *msg, GError **error)
+importer_add (Importer *imp, gint64 room, CatchupMessage *msg, gboolean sourced, GError **error)
 {
   GPtrArray *batch;
 
@@ -174,6 +222,8 @@ importer_add (Importer *imp, gint64 room, CatchupMessage *msg, GError **error)
       g_hash_table_insert (imp->batches, g_memdup2 (&room, sizeof room), batch);
     }
   g_ptr_array_add (batch, msg);
+  if (sourced)
+    g_hash_table_insert (imp->sourced, msg, GSIZE_TO_POINTER ((gsize) imp->line));
   return ++imp->pending < CATCHUP_IMPORT_BATCH || importer_flush (imp, error);
 }
 
@@ -395,7 +445,7 @@ json_record (JsonImport *job, const char *record, gsize len, guint64 number, GEr
       catchup_message_free (msg);
       return importer_failed (&job->imp, error);
     }
-  return importer_add (&job->imp, room, msg, error);
+  return importer_add (&job->imp, room, msg, msg->id != NULL && *msg->id != '\0', error);
 }
 
 /* A line normally holds one record; when a writer left out a line break ("{…} {…}", or a lone CR that reading
@@ -435,6 +485,8 @@ jsonl_stream (CatchupStore *store, GInputStream *input, gint64 room, const char 
   job.parser = json_parser_new ();
   ok = read_lines (input, json_line, &job, cancellable, error) && importer_flush (&job.imp, error);
   importer_clear (&job.imp);
+  /* clashing ids are found when a batch is written, after later lines' problems */
+  g_ptr_array_sort (result->problems, problem_cmp);
   g_hash_table_unref (job.rooms);
   g_object_unref (job.parser);
   return ok;
@@ -640,7 +692,7 @@ irc_message (IrcImport *job, const char *speaker, const char *text, guint flags,
   CatchupMessage *msg = catchup_message_new (id, job->ts, speaker, text);
 
   msg->flags = flags;
-  return importer_add (&job->imp, job->room, msg, error);
+  return importer_add (&job->imp, job->room, msg, FALSE, error);
 }
 
 static gboolean

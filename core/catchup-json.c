@@ -45,8 +45,8 @@ scan (const char *text, const char *end, gboolean *has_nul)
           p = close;
           continue;
         }
-      if (*p == '{' || *p == '[')
-        deepest = MAX (deepest, ++depth);
+      if ((*p == '{' || *p == '[') && ++depth > deepest)
+        deepest = depth;
       else if ((*p == '}' || *p == ']') && depth > 0)
         depth--;
       p++;

@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-message.h"
 #include "catchup-text.h"
@@ -204,6 +205,27 @@ append_turn (GString *out, const CatchupMessage *m, const char *text)
 }
 
 char *
+catchup_llm_prompt_escape (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  append_escaped (out, text, "");
+  return g_string_free (out, FALSE);
+}
+
+char *
+catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens)
+{
+  const CatchupMessage *m = message;
+  g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
+  GString *out = g_string_new (NULL);
+
+  append_turn (out, m, text);
+  g_string_truncate (out, out->len - 1);
+  return g_string_free (out, FALSE);
+}
+
+char *
 catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce, guint max_turn_tokens)
 {
   GString *out = g_string_new (NULL);
@@ -347,12 +369,8 @@ plausible (JsonNode *node)
 static JsonNode *
 try_parse (const char *text, gssize len)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) root = catchup_json_parse (NULL, text, len, NULL);
 
-  if (!json_parser_load_from_data (parser, text, len, NULL))
-    return NULL;
-  root = json_parser_steal_root (parser);
   return root && plausible (root) ? g_steal_pointer (&root) : NULL;
 }
 
@@ -455,8 +473,9 @@ catchup_llm_json_text (JsonObject *obj, const char *name, guint max_chars)
 
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
     return NULL;
+  /* model text is untrusted like chat text: no control characters, no line breaks inside a field */
   if (json_node_get_value_type (node) == G_TYPE_STRING)
-    text = g_strdup (json_node_get_string (node));
+    text = catchup_text_clean (json_node_get_string (node), -1, CATCHUP_TEXT_ONE_LINE);
   else if (json_node_get_value_type (node) == G_TYPE_INT64)
     text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
   else

@@ -36,6 +36,11 @@ char *catchup_llm_prompt_nonce (void);
 char *catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce,
                                      guint max_turn_tokens);
 
+/* One turn's line of a data block, without its line break ("[s0345 Fri 08:50] maren: text"), cut as there. */
+char *catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens);
+/* text escaped as a turn's text is in a data block: it cannot break the line. */
+char *catchup_llm_prompt_escape (const char *text);
+
 /* Tokens one turn's line costs inside a data block, frame included, by the library's counter (the one the
  * client counts the prompts it sends with), and the sum over messages (NULL: 0). */
 guint catchup_llm_prompt_turn_cost (gconstpointer message);

@@ -142,18 +142,16 @@ context_item (JsonNode *item, const Known *k)
   g_autofree char *ref = NULL, *means = NULL, *id = NULL;
   CatchupMessage *source;
 
-  if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
-    return catchup_summary_item_new (NULL, NULL, NULL, 0, json_node_get_string (item));
+  /* A context entry is shown only with the turn it comes from: a bare string or an entry without an id is the
+   * model's word alone, which is exactly what the grounding check exists to keep out. */
   if (!JSON_NODE_HOLDS_OBJECT (item))
     return NULL;
   obj = json_node_get_object (item);
   ref = catchup_llm_json_text (obj, "ref", MAX_LINE_CHARS);
   means = catchup_llm_json_text (obj, "means", MAX_LINE_CHARS);
   id = catchup_llm_json_text (obj, "id", MAX_LINE_CHARS);
-  if (ref == NULL || means == NULL)
+  if (ref == NULL || means == NULL || id == NULL)
     return NULL;
-  if (id == NULL)
-    return catchup_summary_item_new (ref, NULL, NULL, 0, means);
   source = g_hash_table_lookup (k->by_id, id);
   if (source == NULL)
     return NULL;
@@ -241,6 +239,9 @@ line_is_grounded (const CatchupSummaryLine *line, const Known *k)
   const char *id = catchup_summary_line_source (line);
   CatchupMessage *source = id ? g_hash_table_lookup (k->by_id, id) : NULL;
 
+  /* a line that names neither who said it nor which message it reports cannot be checked at all */
+  if (line->speaker == NULL && id == NULL)
+    return FALSE;
   if (line->speaker != NULL && !known_speaker (k, line->speaker))
     return FALSE;
   if (id != NULL && source == NULL)

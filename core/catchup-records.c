@@ -101,14 +101,14 @@ is_word_char (gunichar c)
   return g_unichar_isalnum (c) || g_unichar_ismark (c);
 }
 
-gboolean
-catchup_records_has_phrase (const char *folded_text, const char *phrase)
+gssize
+catchup_records_find_phrase (const char *folded_text, const char *phrase)
 {
   gsize len = strlen (phrase);
   gboolean word_start, word_end;
 
   if (len == 0 || folded_text == NULL)
-    return FALSE;
+    return -1;
   word_start = is_word_char (g_utf8_get_char (phrase));
   word_end = is_word_char (g_utf8_get_char (g_utf8_find_prev_char (phrase, phrase + len)));
   for (const char *hit = strstr (folded_text, phrase); hit; hit = strstr (hit + 1, phrase))
@@ -118,8 +118,23 @@ catchup_records_has_phrase (const char *folded_text, const char *phrase)
       gboolean open_after = !word_end || hit[len] == '\0' || !is_word_char (g_utf8_get_char (hit + len));
 
       if (open_before && open_after)
-        return TRUE;
+        return hit - folded_text;
     }
+  return -1;
+}
+
+gboolean
+catchup_records_has_phrase (const char *folded_text, const char *phrase)
+{
+  return catchup_records_find_phrase (folded_text, phrase) >= 0;
+}
+
+gboolean
+catchup_records_has_any_phrase (const char *folded_text, const char *const *phrases)
+{
+  for (guint i = 0; phrases[i]; i++)
+    if (catchup_records_has_phrase (folded_text, phrases[i]))
+      return TRUE;
   return FALSE;
 }
 
@@ -182,15 +197,6 @@ static const Rule rules[] = {
   { CATCHUP_RECORD_FACT, CATCHUP_RECORD_PERSON, fact_cues },
   { CATCHUP_RECORD_STATUS, CATCHUP_RECORD_PERSON, status_cues },
 };
-
-static gboolean
-has_any (const char *folded, const char *const *cues)
-{
-  for (guint i = 0; cues[i]; i++)
-    if (catchup_records_has_phrase (folded, cues[i]))
-      return TRUE;
-  return FALSE;
-}
 
 /* The terms of the cues a line matched: they say what kind its records are, not what they are about, so a
  * subject never holds them (two stances "I think ..." must not chain on "think"). */
@@ -330,7 +336,7 @@ catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
   subject = subject_of (msg->text, l.folded, l.nicks);
 
   for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
-    if (has_any (l.folded, rules[r].cues))
+    if (catchup_records_has_any_phrase (l.folded, rules[r].cues))
       {
         const Rule *rule = &rules[r];
         CatchupRecordScope scope = rule->scope;
@@ -341,7 +347,7 @@ catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
         g_ptr_array_add (out, record_new (msg, rule->kind, scope, owner, subject));
       }
   /* a request belongs to the one asked: the nick the line starts with, else the first one it names */
-  if (has_any (l.folded, request_cues) && (l.addressed || l.mentioned))
+  if (catchup_records_has_any_phrase (l.folded, request_cues) && (l.addressed || l.mentioned))
     {
       CatchupRecord *rec = record_new (msg, CATCHUP_RECORD_COMMITMENT, CATCHUP_RECORD_PERSON,
                                        l.addressed ? l.addressed : l.mentioned, subject);
@@ -358,7 +364,7 @@ catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
 
 #define RECORD_COLUMNS "id, kind, scope, flags, source, owner, subject, text, ts, row, uid, supersedes, superseded_by"
 
-static CatchupRecord *
+static gpointer
 record_from_stmt (sqlite3_stmt *st)
 {
   CatchupRecord *rec = g_new0 (CatchupRecord, 1);
@@ -380,14 +386,16 @@ record_from_stmt (sqlite3_stmt *st)
   return rec;
 }
 
+/* Every row of a bound statement, each read by from_stmt. */
 static GPtrArray *
-collect_records (CatchupStore *store, sqlite3_stmt *st, GError **error)
+collect_rows (CatchupStore *store, sqlite3_stmt *st, gpointer (*from_stmt) (sqlite3_stmt *), GDestroyNotify free_row,
+              GError **error)
 {
-  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (free_row);
   int rc;
 
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    g_ptr_array_add (out, record_from_stmt (st));
+    g_ptr_array_add (out, from_stmt (st));
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
@@ -395,6 +403,12 @@ collect_records (CatchupStore *store, sqlite3_stmt *st, GError **error)
       return NULL;
     }
   return g_steal_pointer (&out);
+}
+
+static GPtrArray *
+collect_records (CatchupStore *store, sqlite3_stmt *st, GError **error)
+{
+  return collect_rows (store, st, record_from_stmt, (GDestroyNotify) catchup_record_free, error);
 }
 
 static gboolean
@@ -484,16 +498,17 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
   return TRUE;
 }
 
+/* Runs a statement that binds two integers and returns no rows. */
 static gboolean
-mark_superseded (CatchupStore *store, gint64 target, gint64 by, GError **error)
+run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "UPDATE records SET superseded_by = ?2 WHERE id = ?1", error);
+  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
   int rc;
 
   if (st == NULL)
     return FALSE;
-  sqlite3_bind_int64 (st, 1, target);
-  sqlite3_bind_int64 (st, 2, by);
+  sqlite3_bind_int64 (st, 1, a);
+  sqlite3_bind_int64 (st, 2, b);
   rc = sqlite3_step (st);
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
@@ -514,7 +529,7 @@ catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *rec, gint6
   rec->supersedes = target;
   if (!insert_record (store, room, rec, error))
     return FALSE;
-  return target == 0 || mark_superseded (store, target, rec->id, error);
+  return target == 0 || run_ints (store, "UPDATE records SET superseded_by = ?2 WHERE id = ?1", target, rec->id, error);
 }
 
 char **
@@ -564,26 +579,10 @@ read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
   return TRUE;
 }
 
-static gboolean
-write_state (CatchupStore *store, gint64 room, gint64 seen, GError **error)
+static gpointer
+message_from_stmt (sqlite3_stmt *st)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "INSERT OR REPLACE INTO records_state (room, max_row) VALUES (?1, ?2)",
-                                            error);
-  int rc;
-
-  if (st == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, seen);
-  rc = sqlite3_step (st);
-  sqlite3_reset (st);
-  if (rc != SQLITE_DONE)
-    {
-      catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
-      return FALSE;
-    }
-  return TRUE;
+  return catchup_store_message_from_stmt (st);
 }
 
 static GPtrArray *
@@ -593,23 +592,13 @@ new_messages (CatchupStore *store, gint64 room, gint64 seen, guint max_messages,
                                             "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
                                             " WHERE room = ?1 AND row > ?2 ORDER BY row LIMIT ?3",
                                             error);
-  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
-  int rc;
 
   if (st == NULL)
     return NULL;
   sqlite3_bind_int64 (st, 1, room);
   sqlite3_bind_int64 (st, 2, seen);
   sqlite3_bind_int64 (st, 3, max_messages ? (gint64) max_messages : -1);
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    g_ptr_array_add (out, catchup_store_message_from_stmt (st));
-  sqlite3_reset (st);
-  if (rc != SQLITE_DONE)
-    {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
-      return NULL;
-    }
-  return g_steal_pointer (&out);
+  return collect_rows (store, st, message_from_stmt, (GDestroyNotify) catchup_message_free, error);
 }
 
 static gboolean
@@ -638,7 +627,7 @@ update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_re
       *n_records += recs->len;
       seen = MAX (seen, m->row);
     }
-  return write_state (store, room, seen, error);
+  return run_ints (store, "INSERT OR REPLACE INTO records_state (room, max_row) VALUES (?1, ?2)", room, seen, error);
 }
 
 gboolean

@@ -93,6 +93,10 @@ GPtrArray *catchup_records_chain (CatchupStore *store, gint64 room, gint64 id, G
 /* Word-boundary matching on casefolded text: phrase occurs in text with no letter or digit right before or
  * after it. Typographic apostrophes count as "'". */
 gboolean catchup_records_has_phrase (const char *folded_text, const char *phrase);
+/* Where the first such occurrence starts (bytes); -1 when there is none. */
+gssize catchup_records_find_phrase (const char *folded_text, const char *phrase);
+/* Whether any of the NULL-terminated phrases occurs so. */
+gboolean catchup_records_has_any_phrase (const char *folded_text, const char *const *phrases);
 /* Casefolded text with typographic apostrophes made plain, for catchup_records_has_phrase. */
 char *catchup_records_fold (const char *text);
 

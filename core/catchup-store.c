@@ -375,9 +375,52 @@ configure_connection (CatchupStore *store, GError **error)
                              error);
 }
 
+/* Whether the connection failed for want of write access (the file, or the folder WAL keeps its -shm and -wal
+ * files in), not because the file is no database. */
+static gboolean
+failed_read_only (CatchupStore *store)
+{
+  int rc = sqlite3_errcode (store->db);
+
+  return rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN || sqlite3_db_readonly (store->db, "main") == 1;
+}
+
+/* A history that this user may read but not write (a read-only folder, a file of someone else's) is opened
+ * read-only; when SQLite cannot read a WAL database without creating its -shm file, as immutable: nothing can
+ * change it while neither the file nor its folder may be written. */
+static gboolean
+open_read_only (CatchupStore *store, GError **error)
+{
+  static const char *const options[] = { "?mode=ro", "?mode=ro&immutable=1" };
+  g_autofree char *absolute = g_canonicalize_filename (store->path, NULL);
+  g_autofree char *base = g_filename_to_uri (absolute, NULL, NULL);
+
+  for (guint i = 0; base != NULL && i < G_N_ELEMENTS (options); i++)
+    {
+      g_autofree char *uri = g_strconcat (base, options[i], NULL);
+      int rc;
+
+      g_clear_error (error);
+      sqlite3_close (store->db);
+      store->db = NULL;
+      rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+      if (rc != SQLITE_OK)
+        {
+          catchup_store_set_error (store, rc, error, _("Could not open the history database read-only"));
+          continue;
+        }
+      sqlite3_extended_result_codes (store->db, 0);
+      sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
+      if (catchup_store_exec (store, "SELECT count(*) FROM sqlite_master", error))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 CatchupStore *
 catchup_store_open (const char *path, GError **error)
 {
+  g_autoptr (GError) rw_error = NULL;
   g_autoptr (CatchupStore) store = NULL;
   int rc;
 
@@ -396,7 +439,18 @@ catchup_store_open (const char *path, GError **error)
       return NULL;
     }
   sqlite3_extended_result_codes (store->db, 0);
-  if (!configure_connection (store, error) || !migrate (store, error))
+  if (!configure_connection (store, &rw_error))
+    {
+      if (is_memory_path (path) || !failed_read_only (store) || !open_read_only (store, error))
+        {
+          if (error != NULL && *error == NULL)
+            g_propagate_error (error, g_steal_pointer (&rw_error));
+          g_prefix_error (error, _("Could not open the history database %s: "), path);
+          return NULL;
+        }
+      g_debug ("history database %s opened read-only: %s", path, rw_error->message);
+    }
+  if (!migrate (store, error))
     {
       g_prefix_error (error, _("Could not open the history database %s: "), path);
       return NULL;

@@ -65,6 +65,7 @@ CatchupSummaryLine *catchup_summary_line_new (CatchupSection section, const char
 void catchup_summary_line_free (CatchupSummaryLine *line);
 /* The main source id, or NULL. */
 const char *catchup_summary_line_source (const CatchupSummaryLine *line);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupSummaryLine, catchup_summary_line_free)
 
 /* The headline as data: what the window holds. */
 typedef struct {

@@ -283,6 +283,7 @@ store_batch (CatchupStore *store, gpointer data, GError **error)
   for (guint i = 0; i < batch->lines->len; i++)
     {
       CatchupChatlogLine *line = batch->lines->pdata[i];
+      g_autofree char *nick = NULL, *text = NULL;
       CatchupMessage *msg;
 
       if (line->kind != CATCHUP_CHATLOG_MESSAGE)
@@ -291,8 +292,11 @@ store_batch (CatchupStore *store, gpointer data, GError **error)
             goto failed;
           continue;
         }
-      /* No id: derived from time, speaker and text as for live lines, so both are stored once. */
-      msg = catchup_message_new (NULL, line->ts, line->nick, line->text);
+      /* No id: derived from time, speaker and text as for live lines, so both are stored once; cleaned as live
+       * lines are (an entity in a log can decode to a control character). */
+      nick = catchup_text_clean (line->nick, -1, CATCHUP_TEXT_ONE_LINE);
+      text = catchup_text_clean (line->text, -1, CATCHUP_TEXT_MULTI_LINE);
+      msg = catchup_message_new (NULL, line->ts, nick, text);
       msg->flags = line->flags;
       g_ptr_array_add (msgs, msg);
     }

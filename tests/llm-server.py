@@ -10,7 +10,8 @@ test can use a fresh one ("429once.t7"). GET /count/SCENARIO returns {"requests"
 
 Behaviours: ok, nousage, slow, trickle, 429once, 429always, 429long, 500once, 500always, 400, 401, 404model,
 404, malformed, badshape, truncated, oversized, oversized-cl, wrongtype, dimchange, gaps, summary, inject,
-catchup (gaps, evidence selection or summary, whichever the prompt asks for), select, selectnone;
+catchup (gaps, evidence selection or summary, whichever the prompt asks for), select, selectnone,
+catchup-selectnone and catchup-selectbad (catchup, but the selection chooses nothing / answers without JSON);
 "KIND-nousage" is KIND without usage figures in the answer.
 
 Reply shapes of real servers, each around the catch-up answer (raw JSON, as catchup would send it):
@@ -76,9 +77,11 @@ def parse_turn(line):
 
 
 def data_blocks(prompt):
-    """{label: [turn, ...]} for each data block of a prompt."""
+    """{label: [turn, ...]} for each data block of turns of a prompt (the GAPS block holds gaps: skipped)."""
     blocks = {}
     for label, _nonce, body in BLOCK_RE.findall(prompt):
+        if label == "GAPS":
+            continue
         turns = blocks.setdefault(label, [])
         for line in body.splitlines():
             if line.strip():
@@ -169,8 +172,15 @@ def catchup_reply(prompt):
     return catchup_json(prompt)
 
 
+def catchup_select_reply(prompt, answer):
+    """A whole catch-up whose evidence selection is answered with answer(prompt) instead."""
+    return answer(prompt) if '{"selected": [' in prompt else catchup_reply(prompt)
+
+
 SCRIPTED = {"gaps": gaps_reply, "summary": summary_reply, "inject": inject_reply, "catchup": catchup_reply,
-            "select": select_reply, "selectnone": lambda prompt: select_reply(prompt, none=True)}
+            "select": select_reply, "selectnone": lambda prompt: select_reply(prompt, none=True),
+            "catchup-selectnone": lambda prompt: catchup_select_reply(prompt, SCRIPTED["selectnone"]),
+            "catchup-selectbad": lambda prompt: catchup_select_reply(prompt, lambda p: "I would pick the first.")}
 REASONING = "The user wants JSON. Let me look at the window {carefully} [first] and then answer."
 SHAPES = ("think", "thinking", "openthink", "reasoning", "reasoningonly", "prose", "trailing", "length",
           "lengthalways", "thinkcut", "noformat", "noeffort")
@@ -298,6 +308,22 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(2)
         elif kind == "trickle":
             self.send_trickle()
+        elif kind in ("nonfinite", "zerovec") and embeddings:
+            # the last text's vector has 1e999 (infinity to a float parser) or only zeros, in the model's size
+            texts = request.get("input", [])
+            texts = [texts] if isinstance(texts, str) else texts
+            match = re.search(r"(\d+)$", request.get("model", ""))
+            dim = int(match.group(1)) if match else 8
+            bad = ["1e999" if kind == "nonfinite" and d == 0 else "0" for d in range(dim)]
+            good = ["0.5"] * dim
+            items = ['{"object": "embedding", "index": %d, "embedding": [%s]}'
+                     % (i, ", ".join(bad if i == len(texts) - 1 else good)) for i in range(len(texts))]
+            self.send_raw(200, ('{"object": "list", "data": [%s]}' % ", ".join(items)).encode(), "application/json")
+        elif kind == "deepbody":
+            # nested brackets under the body size cap: json-glib would recurse once per bracket
+            self.send_raw(200, b"[" * (400 * 1024), "application/json")
+        elif kind == "500bare":
+            self.send_raw(500, b"", "application/json")
         elif kind == "noformat" and "response_format" in request:
             self.send_json(400, {"error": {"message": "'response_format.type' must be 'json_schema' or 'text'"}})
         elif kind == "noeffort" and "reasoning_effort" in request:

@@ -4,6 +4,16 @@
 
 #include "test-util.h"
 
+static CatchupAskResult *
+ask (CatchupStore *store, gint64 room, const char *question, guint budget, GError **error)
+{
+  CatchupOptions opts;
+
+  catchup_options_init (&opts);
+  opts.memory.budget = budget;
+  return catchup_engine_ask (store, room, question, &opts, NULL, NULL, error);
+}
+
 static const char *const roster[] = { "alice", "Bob", "carol", "dave", NULL };
 
 static char *
@@ -135,8 +145,7 @@ test_ask_everyone (void)
   g_autoptr (GError) error = NULL;
   gint64 room;
   g_autoptr (CatchupStore) store = office_room (&room);
-  g_autoptr (CatchupAskResult) res = catchup_ask (store, room, "What does everyone think of the new office?", 1024,
-                                                  NULL, NULL, &error);
+  g_autoptr (CatchupAskResult) res = ask (store, room, "What does everyone think of the new office?", 1024, &error);
   const CatchupAskRow *dave = NULL;
 
   g_assert_no_error (error);
@@ -171,8 +180,7 @@ test_ask_person_budget (void)
   g_autoptr (GError) error = NULL;
   gint64 room;
   g_autoptr (CatchupStore) store = office_room (&room);
-  g_autoptr (CatchupAskResult) res = catchup_ask (store, room, "How did alice's view of the office change?", 30,
-                                                  NULL, NULL, &error);
+  g_autoptr (CatchupAskResult) res = ask (store, room, "How did alice's view of the office change?", 30, &error);
   const CatchupAskRow *row;
 
   g_assert_no_error (error);
@@ -199,12 +207,12 @@ test_ask_empty_and_room (void)
 
   add_turn (store, room, "1", 100, "alice", "the deploy is done");
   add_turn (store, room, "2", 110, "erin", "great");
-  res = catchup_ask (store, room, "what did alice and erin say about the deploy?", 1024, NULL, NULL, &error);
+  res = ask (store, room, "what did alice and erin say about the deploy?", 1024, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (res->rows->len, ==, 2);
   g_assert_true (row_has (res->rows->pdata[0], "1"));
   g_assert_cmpuint (((CatchupAskRow *) res->rows->pdata[1])->turns->len, ==, 1);
-  about_room = catchup_ask (store, room, "is the deploy done?", 1024, NULL, NULL, &error);
+  about_room = ask (store, room, "is the deploy done?", 1024, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (about_room->rows->len, ==, 1);
   g_assert_null (((CatchupAskRow *) about_room->rows->pdata[0])->person);
@@ -218,8 +226,7 @@ test_ask_records (void)
   g_autoptr (GError) error = NULL;
   gint64 room;
   g_autoptr (CatchupStore) store = office_room (&room);
-  g_autoptr (CatchupAskResult) res = catchup_ask (store, room, "what does carol think of the office?", 1024, NULL,
-                                                  NULL, &error);
+  g_autoptr (CatchupAskResult) res = ask (store, room, "what does carol think of the office?", 1024, &error);
   const CatchupAskRow *row;
 
   g_assert_no_error (error);

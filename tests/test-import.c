@@ -577,6 +577,41 @@ test_irc_after_9999 (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpuint (problem (fx, 0)->line, ==, 2);
   msgs = all_messages (fx->store, room);
   g_assert_cmpint (nth (msgs, 0)->ts, <=, CATCHUP_TIME_MAX);
+  /* and a time without a date that is already stored prints as seconds, never as "(null)" */
+  {
+    g_autofree char *last = catchup_time_format_iso (CATCHUP_TIME_MAX);
+    g_autofree char *beyond = catchup_time_format_iso (CATCHUP_TIME_MAX + 1);
+
+    g_assert_cmpstr (last, ==, "9999-12-31T23:59:59Z");
+    g_assert_cmpstr (beyond, ==, "@253402300800");
+  }
+}
+
+/* The same id with another text is no duplicate: the line is reported, the stored message stays. */
+static void
+test_jsonl_id_conflict (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const char *text =
+    "{\"id\": \"x1\", \"room\": \"r\", \"ts\": \"2026-01-01T00:00:00Z\", \"speaker\": \"a\", \"text\": \"first\"}\n"
+    "{\"id\": \"x1\", \"room\": \"r\", \"ts\": \"2026-01-01T00:00:00Z\", \"speaker\": \"a\", \"text\": \"rewritten\"}\n"
+    "{oops}\n"
+    "{\"id\": \"x1\", \"room\": \"r\", \"ts\": \"2026-01-01T00:00:00Z\", \"speaker\": \"a\", \"text\": \"first\"}\n";
+  g_autoptr (GInputStream) input = stream_of (text);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) msgs = NULL;
+
+  g_assert_true (catchup_import_jsonl_stream (fx->store, input, 0, fx->result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fx->result->read, ==, 4);
+  g_assert_cmpuint (fx->result->inserted, ==, 1);
+  g_assert_cmpuint (fx->result->duplicates, ==, 1);
+  g_assert_cmpuint (fx->result->malformed, ==, 2);
+  g_assert_cmpuint (problem (fx, 0)->line, ==, 2);
+  g_assert_nonnull (strstr (problem (fx, 0)->message, "x1"));
+  g_assert_cmpuint (problem (fx, 1)->line, ==, 3);
+  msgs = all_messages (fx->store, import_room (fx->store, "r"));
+  g_assert_cmpuint (msgs->len, ==, 1);
+  g_assert_cmpstr (nth (msgs, 0)->text, ==, "first");
 }
 
 static gint64
@@ -658,6 +693,7 @@ main (int argc, char **argv)
   TEST ("jsonl-nul-and-controls", test_jsonl_nul_and_controls);
   TEST ("bom-and-empty-room", test_bom_and_empty_room);
   TEST ("irc-after-9999", test_irc_after_9999);
+  TEST ("jsonl-id-conflict", test_jsonl_id_conflict);
   g_test_add_func ("/catchup/import/disk-full", test_disk_full);
   return g_test_run ();
 }

@@ -419,6 +419,31 @@ test_embed (void)
   g_assert_cmpuint (stats.chat_calls, ==, 0);
 }
 
+/* A vector with a non-finite component (1e999) or no direction (all zeros) is no embedding: it used to be
+ * stored as NaN and used for queries. */
+static void
+test_embed_unusable_vectors (void)
+{
+  const char *const kinds[] = { "nonfinite", "zerovec" };
+  const char *const texts[] = { "alpha", "beta" };
+
+  if (!need_server ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autofree char *key = scenario (kinds[i]);
+      g_autoptr (CatchupLlm) llm = client_with (key, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autofree float *vecs = NULL;
+      guint dim = 0;
+
+      vecs = catchup_llm_embed (llm, texts, 2, &dim, NULL, &error);
+      g_assert_null (vecs);
+      g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+      g_assert_nonnull (strstr (error->message, "malformed embedding"));
+    }
+}
+
 static void
 on_embed_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -545,6 +570,10 @@ static const FailureCase failure_cases[] = {
   { "404model", 2, CATCHUP_ERROR_HTTP, "does not have the model “test-chat”", 1 },
   { "404", 2, CATCHUP_ERROR_HTTP, "check the base URL", 1 },
   { "500always", 2, CATCHUP_ERROR_HTTP, "HTTP 500", 3 },
+  /* no body: the message says so instead of ending in a bare colon */
+  { "500bare", 2, CATCHUP_ERROR_HTTP, "3 times in a row: the server gave no reason", 3 },
+  /* 400 KB of brackets: refused before json-glib, which would have overflowed its stack */
+  { "deepbody", 2, CATCHUP_ERROR_MODEL, "nested deeper than", 1 },
   { "429always", 1, CATCHUP_ERROR_HTTP, "HTTP 429", 2 },
   { "malformed", 2, CATCHUP_ERROR_MODEL, "malformed", 1 },
   { "badshape", 2, CATCHUP_ERROR_MODEL, "unusable", 1 },
@@ -736,12 +765,16 @@ test_retry_after_capped (void)
 
   if (!need_server ())
     return;
-  /* the server asks for an hour */
+  /* the server asks for an hour, far beyond the 5 s timeout: no waiting at all, and a word saying why (it used
+   * to wait the backoff cap on every attempt, so a 5 s timeout took 20 s) */
   llm = client_with (key, retry_config);
   reply = catchup_llm_chat (llm, NULL, "ping", NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (elapsed_ms (start), <, 2000);
-  g_assert_cmpint (elapsed_ms (start), >=, 250);
+  g_assert_null (reply);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_HTTP);
+  g_assert_nonnull (strstr (error->message, "wait 3600 s"));
+  g_assert_nonnull (strstr (error->message, "timeout of 5 s"));
+  g_assert_cmpint (elapsed_ms (start), <, 1000);
+  g_assert_cmpint (server_requests (key), ==, 1);
 }
 
 static void
@@ -1153,6 +1186,119 @@ test_gaps_detect (void)
   g_assert_nonnull (strstr (gap->query, "lock"));
 }
 
+/* --- evidence selection --- */
+
+static guint
+choices (GPtrArray *selected, guint gap)
+{
+  return ((GPtrArray *) selected->pdata[gap])->len;
+}
+
+static const char *
+choice (GPtrArray *selected, guint gap, guint i)
+{
+  return ((GPtrArray *) selected->pdata[gap])->pdata[i];
+}
+
+/* Every id is checked against the candidates shown, every gap number against the gaps; the shapes models
+ * write (a bare array, "g2", numeric ids, fences and reasoning) are understood. */
+static void
+test_select_parse (void)
+{
+  g_autoptr (GHashTable) shown = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) selected = NULL, bare = NULL, none = NULL;
+
+  g_hash_table_add (shown, (gpointer) "s1");
+  g_hash_table_add (shown, (gpointer) "s2");
+  g_hash_table_add (shown, (gpointer) "s3");
+  g_hash_table_add (shown, (gpointer) "42");
+  selected = catchup_llm_select_parse ("<think>gap 1 needs s1</think>```json\n{\"selected\": ["
+                                       "{\"gap\": 1, \"ids\": [\"s2\", \"ghost\", \"s2\", \"s1\", \"s3\"]},"
+                                       "{\"gap\": \"g2\", \"ids\": [42, \"s9\"]},"
+                                       "{\"gap\": 7, \"ids\": [\"s1\"]},"
+                                       "{\"gap\": \"none\", \"ids\": [\"s1\"]},"
+                                       "{\"gap\": 3, \"ids\": []},]}\n```", 3, shown, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (selected->len, ==, 3);
+  /* order kept, unknown and repeated ids dropped, at most per_gap */
+  g_assert_cmpuint (choices (selected, 0), ==, 2);
+  g_assert_cmpstr (choice (selected, 0, 0), ==, "s2");
+  g_assert_cmpstr (choice (selected, 0, 1), ==, "s1");
+  g_assert_cmpuint (choices (selected, 1), ==, 1);
+  g_assert_cmpstr (choice (selected, 1, 0), ==, "42");
+  g_assert_cmpuint (choices (selected, 2), ==, 0);
+
+  bare = catchup_llm_select_parse ("[{\"gap\": \"2\", \"candidates\": [\"s3\"]}]", 2, shown, 4, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (choices (bare, 0), ==, 0);
+  g_assert_cmpstr (choice (bare, 1, 0), ==, "s3");
+
+  none = catchup_llm_select_parse ("I cannot tell.", 2, shown, 4, &error);
+  g_assert_null (none);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* Twelve gaps with thirty long candidates each: the prompt stays within CATCHUP_SELECT_PROMPT_TOKENS, every
+ * gap gets its share of what is shown (round robin by rank), and the model's choice becomes the memory. */
+static void
+test_select_evidence (void)
+{
+  g_autofree char *key = scenario ("select");
+  g_autoptr (CatchupLlm) llm = NULL;
+  g_autoptr (GPtrArray) window = make_window (12, 500);
+  g_autoptr (GError) error = NULL;
+  CatchupMemory *mem = make_memory ();
+  CatchupSelectInfo info;
+  guint least = G_MAXUINT, most = 0;
+
+  if (!need_server ())
+    return;
+  mem->gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+  mem->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert (mem->gap_of, g_strdup ("h1"), GINT_TO_POINTER (0));
+  for (guint g = 0; g < 12; g++)
+    {
+      CatchupGap *gap = catchup_gap_new ();
+      GPtrArray *pool = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+
+      gap->utterance_index = g;
+      gap->utterance_id = g_strdup (((CatchupMessage *) window->pdata[g])->id);
+      gap->expression = g_strdup ("that one");
+      gap->query = g_strdup ("which earlier plan does the speaker mean by that one, and who proposed it");
+      g_ptr_array_add (mem->gaps, gap);
+      for (guint i = 0; i < 30; i++)
+        {
+          g_autofree char *id = g_strdup_printf ("c%u-%u", g, i);
+          g_autofree char *text = g_strdup_printf ("candidate %u for gap %u: a long turn about the plan, the lock, "
+                                                   "the fallback and the rollout, which goes on and on and on "
+                                                   "about details nobody needs, %u", i, g, i);
+
+          g_ptr_array_add (pool, catchup_message_new (id, T0 - 86400 + 60 * (g * 30 + i), "dana", text));
+        }
+      g_ptr_array_add (mem->pools, pool);
+    }
+  llm = client_with (key, NULL);
+  g_assert_true (catchup_llm_select_evidence (llm, mem, window, 1024, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_test_message ("12 gaps: %u candidates shown, prompt %u tokens", info.candidates, info.prompt_tokens);
+  g_assert_cmpuint (info.prompt_tokens, <=, CATCHUP_SELECT_PROMPT_TOKENS);
+  g_assert_cmpuint (info.prompt_tokens, >, CATCHUP_SELECT_PROMPT_TOKENS / 2);
+  for (guint g = 0; g < 12; g++)
+    {
+      least = MIN (least, ((GPtrArray *) mem->pools->pdata[g])->len);
+      most = MAX (most, ((GPtrArray *) mem->pools->pdata[g])->len);
+    }
+  g_assert_cmpuint (least, >, 0);
+  g_assert_cmpuint (most, <=, least + 1);
+  /* the server chose the oldest candidate shown for every gap: c0-0, once, beside the lead-in */
+  g_assert_cmpuint (info.chosen, ==, 1);
+  g_assert_cmpuint (mem->turns->len, ==, 2);
+  g_assert_cmpstr (((CatchupMessage *) mem->turns->pdata[0])->id, ==, "c0-0");
+  catchup_memory_free (mem);
+}
+
 /* --- reply shapes of real servers (tests/llm-server.py) --- */
 
 typedef struct {
@@ -1327,6 +1473,61 @@ test_summary_check (void)
   summary = catchup_llm_summary_parse ("{\"lines\": [{\"speaker\": \"mallory\", \"text\": \"x\"}]}", window, mem,
                                        &error);
   g_assert_null (summary);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* Grounding: a line with neither speaker nor id, and a context entry that is a bare string or names no turn,
+ * are the model's word alone and are left out. Control characters and line breaks inside a field never get
+ * through, so a field cannot forge a line of its own. */
+static void
+test_summary_grounding (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *reply =
+    "{\"lines\": ["
+    " {\"text\": \"/catchup post everything\"},"
+    " {\"speaker\": \"ana\", \"id\": \"m0\", \"text\": \"ana proposed\\n/catchup post everything\\u001b[2J\","
+    "  \"context\": [\"a bare claim\", {\"ref\": \"the lock\", \"means\": \"something else\"},"
+    "   {\"ref\": \"the lock\", \"means\": \"the redis lock\", \"id\": \"h1\"}]}"
+    "]}";
+  const CatchupSummaryItem *item;
+
+  summary = catchup_llm_summary_parse (reply, window, mem, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->lines->len, ==, 1);
+  g_assert_cmpstr (line_at (summary, 0)->speaker, ==, "ana");
+  g_assert_cmpstr (line_at (summary, 0)->text, ==, "ana proposed /catchup post everything[2J");
+  g_assert_cmpuint (line_at (summary, 0)->context->len, ==, 1);
+  item = g_ptr_array_index (line_at (summary, 0)->context, 0);
+  g_assert_cmpstr (item->ref, ==, "the lock");
+  g_assert_cmpstr (item->text, ==, "the redis lock");
+  g_assert_cmpstr (item->speaker, ==, "dana");
+  g_assert_nonnull (strstr (summary->notice, "1 line"));
+}
+
+/* A reply of nested brackets under the size cap used to overflow json-glib's recursion. */
+static void
+test_reply_too_deep (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autofree char *deep = g_strnfill (400 * 1024, '[');
+  g_autoptr (GString) objects = g_string_new ("{\"lines\": ");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (JsonNode) node = NULL;
+
+  summary = catchup_llm_summary_parse (deep, window, mem, &error);
+  g_assert_null (summary);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+  g_clear_error (&error);
+  for (guint i = 0; i < 50000; i++)
+    g_string_append (objects, "{\"a\": ");
+  node = catchup_llm_reply_json (objects->str, &error);
+  g_assert_null (node);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
 }
 
@@ -1530,7 +1731,8 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/fail/tls", test_tls);
   g_test_add_func ("/catchup/llm/fail/mapping", test_error_mapping);
   g_test_add_func ("/catchup/llm/retry-after", test_retry_after);
-  g_test_add_func ("/catchup/llm/retry-after-capped", test_retry_after_capped);
+  g_test_add_func ("/catchup/llm/retry-after-beyond-timeout", test_retry_after_capped);
+  g_test_add_func ("/catchup/llm/embed-unusable-vectors", test_embed_unusable_vectors);
   g_test_add_func ("/catchup/llm/retry-5xx", test_retry_5xx);
   g_test_add_func ("/catchup/llm/cancel", test_cancel);
   g_test_add_func ("/catchup/llm/cancel-before", test_cancel_before);
@@ -1540,6 +1742,8 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/prompt-load", test_prompt_load);
   g_test_add_func ("/catchup/llm/prompt-built-in", test_prompt_built_in);
   g_test_add_func ("/catchup/llm/chat-request-extras", test_chat_request_extras);
+  g_test_add_func ("/catchup/llm/select-parse", test_select_parse);
+  g_test_add_func ("/catchup/llm/select-evidence", test_select_evidence);
   for (guint i = 0; i < G_N_ELEMENTS (shape_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/catchup/llm/reply-shape/%s", shape_cases[i].kind);
@@ -1556,6 +1760,8 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/gaps-parse-shapes", test_gaps_parse_shapes);
   g_test_add_func ("/catchup/llm/gaps-detect", test_gaps_detect);
   g_test_add_func ("/catchup/llm/summary-check", test_summary_check);
+  g_test_add_func ("/catchup/llm/summary-grounding", test_summary_grounding);
+  g_test_add_func ("/catchup/llm/reply-too-deep", test_reply_too_deep);
   g_test_add_func ("/catchup/llm/summary-check-stated-times", test_summary_check_stated_times);
   g_test_add_func ("/catchup/llm/summarize", test_summarize);
   g_test_add_func ("/catchup/llm/summarize-segments", test_summarize_segments);

@@ -918,6 +918,39 @@ test_invalid_utf8_read (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpstr (m->speaker, ==, "a\xef\xbf\xbd");
 }
 
+/* A NaN vector, as older versions stored for a model's 1e999, is no stored vector. */
+static void
+test_embed_cache_nonfinite (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const char *const texts[] = { "ann: good", "bo: nan" };
+  const guint32 good[2] = { GUINT32_TO_LE (0x3f800000u), 0 }, nan[2] = { GUINT32_TO_LE (0x7fc00000u), 0 };
+  const guint32 *vecs[] = { good, nan };
+  g_autoptr (GError) error = NULL;
+  g_autofree float *out = NULL;
+  gboolean found[2] = { FALSE, TRUE };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      sqlite3_stmt *st =
+        catchup_store_prepare (fx->store, "INSERT INTO embeddings (model, hash, vec) VALUES ('m:2', ?, ?)",
+                               &error);
+      guint8 hash[CATCHUP_TEXT_HASH_LEN];
+
+      g_assert_no_error (error);
+      catchup_embed_text_hash (texts[i], hash);
+      sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_TRANSIENT);
+      sqlite3_bind_blob (st, 2, vecs[i], 2 * sizeof (guint32), SQLITE_TRANSIENT);
+      g_assert_cmpint (sqlite3_step (st), ==, SQLITE_DONE);
+      sqlite3_reset (st);
+    }
+  out = catchup_embed_cache_lookup (fx->store, "m:2", 2, texts, 2, found, &error);
+  g_assert_no_error (error);
+  g_assert_true (found[0]);
+  g_assert_false (found[1]);
+  g_assert_cmpfloat (out[0], ==, 1.0f);
+  g_assert_cmpfloat (out[2], ==, 0.0f);
+}
+
 /* A v4 file (the last without records) keeps its messages, gets the records tables, and the first update of
  * its records reads the history that was there before: the derived track covers old rooms too. */
 static void
@@ -964,6 +997,7 @@ main (int argc, char **argv)
 
   TEST ("open-pragmas", test_open_pragmas);
   TEST ("invalid-utf8-read", test_invalid_utf8_read);
+  TEST ("embed-cache-nonfinite", test_embed_cache_nonfinite);
   TEST ("idempotent", test_idempotent);
   TEST ("add-batch", test_add_batch);
   TEST ("get-message", test_get_message);

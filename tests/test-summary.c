@@ -329,7 +329,8 @@ static void
 test_unnamed_referent (void)
 {
   g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
-  CatchupMemory *mem = memory_new (history, G_N_ELEMENTS (history));
+  /* the memory lacks carl's turn about the fallback */
+  CatchupMemory *mem = memory_new (history + 1, G_N_ELEMENTS (history) - 1);
   static const char *const wrong_turns[] = { "h02", "h03", NULL };
   memory_add_gap (mem, "i02", "that fallback", "that fallback broker switch", wrong_turns);
   g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
@@ -529,7 +530,7 @@ test_headline (void)
   const Row one[] = { { "a", T0, "ines", "we decided to ship" }, { "b", T0 + DAY, "ines", "shipped" } };
   g_autoptr (GPtrArray) two_days = messages_from (one, G_N_ELEMENTS (one));
   catchup_summary_set_head (s, two_days, 0);
-  g_assert_cmpstr (s->headline, ==, "2 messages from 1 person, Tue 09:00 – Wed 09:00 UTC");
+  g_assert_cmpstr (s->headline, ==, "2 messages from 1 person, Tue 03 Mar 09:00 – Wed 04 Mar 09:00 UTC");
 }
 
 /* --me: a line that names the user goes first, under "For you"; the user's own lines do not. */
