@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "catchup-embed-cache.h"
@@ -56,6 +57,15 @@ catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out)
     }
 }
 
+static gboolean
+vec_is_finite (const float *v, guint dim)
+{
+  for (guint d = 0; d < dim; d++)
+    if (!isfinite (v[d]))
+      return FALSE;
+  return TRUE;
+}
+
 /* Looks up one text's vector; TRUE when stored with the right size (out may be NULL: existence only). */
 static gboolean
 lookup_one (CatchupStore *store, const char *model, guint dim, const char *text, float *out, GError **error)
@@ -74,9 +84,13 @@ lookup_one (CatchupStore *store, const char *model, guint dim, const char *text,
   rc = sqlite3_step (st);
   if (rc == SQLITE_ROW && (guint) sqlite3_column_bytes (st, 0) == dim * sizeof (float))
     {
-      found = TRUE;
-      if (out != NULL)
-        catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 0), dim, out);
+      g_autofree float *vec = g_new (float, dim);
+
+      /* older versions stored NaN vectors of non-finite model answers: such a row is as good as none */
+      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 0), dim, vec);
+      found = vec_is_finite (vec, dim);
+      if (found && out != NULL)
+        memcpy (out, vec, dim * sizeof (float));
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)

@@ -136,12 +136,19 @@ bind_text (sqlite3_stmt *stmt, int i, const char *text)
     sqlite3_bind_text (stmt, i, text, -1, SQLITE_TRANSIENT);
 }
 
+/* A text column as valid UTF-8: older versions stored live messages unchecked, and another program may write
+ * the file; the regex engines and GLib's UTF-8 functions behind every reader assume valid text. */
 static char *
 column_strdup (sqlite3_stmt *stmt, int i)
 {
   const char *text = (const char *) sqlite3_column_text (stmt, i);
+  int len = sqlite3_column_bytes (stmt, i);
 
-  return g_strdup (text);
+  if (text == NULL)
+    return NULL;
+  if (g_utf8_validate_len (text, (gsize) len, NULL))
+    return g_strndup (text, (gsize) len);
+  return g_utf8_make_valid (text, len);
 }
 
 CatchupMessage *
@@ -222,7 +229,14 @@ migrate_to_v4 (CatchupStore *store, GError **error)
   return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V4, error);
 }
 
-static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4 };
+static gboolean
+migrate_to_v5 (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V5, error);
+}
+
+static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4,
+                                            migrate_to_v5 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean
@@ -361,9 +375,52 @@ configure_connection (CatchupStore *store, GError **error)
                              error);
 }
 
+/* Whether the connection failed for want of write access (the file, or the folder WAL keeps its -shm and -wal
+ * files in), not because the file is no database. */
+static gboolean
+failed_read_only (CatchupStore *store)
+{
+  int rc = sqlite3_errcode (store->db);
+
+  return rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN || sqlite3_db_readonly (store->db, "main") == 1;
+}
+
+/* A history that this user may read but not write (a read-only folder, a file of someone else's) is opened
+ * read-only; when SQLite cannot read a WAL database without creating its -shm file, as immutable: nothing can
+ * change it while neither the file nor its folder may be written. */
+static gboolean
+open_read_only (CatchupStore *store, GError **error)
+{
+  static const char *const options[] = { "?mode=ro", "?mode=ro&immutable=1" };
+  g_autofree char *absolute = g_canonicalize_filename (store->path, NULL);
+  g_autofree char *base = g_filename_to_uri (absolute, NULL, NULL);
+
+  for (guint i = 0; base != NULL && i < G_N_ELEMENTS (options); i++)
+    {
+      g_autofree char *uri = g_strconcat (base, options[i], NULL);
+      int rc;
+
+      g_clear_error (error);
+      sqlite3_close (store->db);
+      store->db = NULL;
+      rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+      if (rc != SQLITE_OK)
+        {
+          catchup_store_set_error (store, rc, error, _("Could not open the history database read-only"));
+          continue;
+        }
+      sqlite3_extended_result_codes (store->db, 0);
+      sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
+      if (catchup_store_exec (store, "SELECT count(*) FROM sqlite_master", error))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 CatchupStore *
 catchup_store_open (const char *path, GError **error)
 {
+  g_autoptr (GError) rw_error = NULL;
   g_autoptr (CatchupStore) store = NULL;
   int rc;
 
@@ -382,7 +439,18 @@ catchup_store_open (const char *path, GError **error)
       return NULL;
     }
   sqlite3_extended_result_codes (store->db, 0);
-  if (!configure_connection (store, error) || !migrate (store, error))
+  if (!configure_connection (store, &rw_error))
+    {
+      if (is_memory_path (path) || !failed_read_only (store) || !open_read_only (store, error))
+        {
+          if (error != NULL && *error == NULL)
+            g_propagate_error (error, g_steal_pointer (&rw_error));
+          g_prefix_error (error, _("Could not open the history database %s: "), path);
+          return NULL;
+        }
+      g_debug ("history database %s opened read-only: %s", path, rw_error->message);
+    }
+  if (!migrate (store, error))
     {
       g_prefix_error (error, _("Could not open the history database %s: "), path);
       return NULL;
@@ -724,6 +792,8 @@ catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error)
   /* Explicit deletes rather than trusting ON DELETE CASCADE alone: a connection opened elsewhere without
    * foreign_keys would leave orphans, and the FTS tables have no foreign keys at all. */
   static const char *const deletes[] = {
+    "DELETE FROM records WHERE room = ?1",
+    "DELETE FROM records_state WHERE room = ?1",
     "DELETE FROM chunks WHERE room = ?1",
     "DELETE FROM messages WHERE room = ?1",
     "DELETE FROM room_settings WHERE room = ?1",

@@ -4,6 +4,7 @@
 
 #include "catchup-embed-cache.h"
 #include "catchup-error.h"
+#include "catchup-records.h"
 #include "catchup-writer.h"
 
 /* Upper bound of operations drained in one round: keeps a burst from holding the write lock for long. */
@@ -465,12 +466,13 @@ write_room (CatchupWriter *w, RoomBatch *batch, guint *n_inserted, GError **erro
 {
   if (!catchup_store_begin (w->store, error))
     return FALSE;
-  if (!catchup_store_add_batch (w->store, batch->room, batch->msgs, n_inserted, error))
+  /* Records derived from the room's new rows are written inside its savepoint: they commit with them. */
+  if (!catchup_store_add_batch (w->store, batch->room, batch->msgs, n_inserted, error) ||
+      !catchup_records_update (w->store, batch->room, CATCHUP_RECORDS_BATCH, NULL, error))
     {
       catchup_store_rollback (w->store);
       return FALSE;
     }
-  /* Records derived from the room's new rows belong here, inside its savepoint: they commit with them. */
   return catchup_store_commit (w->store, error);
 }
 

@@ -43,6 +43,7 @@ catchup_model_config_from_prefs (void)
   /* an empty key field leaves the client to read $CATCHUP_API_KEY */
   config->api_key = key != NULL && *key != '\0' ? g_strdup (key) : NULL;
   config->timeout_ms = (guint) CLAMP (purple_prefs_get_int (CATCHUP_PREF_TIMEOUT), 1, 3600) * 1000u;
+  config->thinking = purple_prefs_get_bool (CATCHUP_PREF_THINKING);
   return config;
 }
 

@@ -99,6 +99,7 @@ plugin_load (PurplePlugin *plugin)
   if (plugin->handle != NULL)
     g_module_make_resident (plugin->handle);
 
+  catchup_log_start ();
   catchup_plugin.plugin = plugin;
   catchup_plugin.cancellable = g_cancellable_new ();
   catchup_plugin.writer = catchup_writer_new (db_path, &error);
@@ -124,6 +125,7 @@ plugin_unload (PurplePlugin *plugin)
   catchup_model_stop ();
   catchup_retention_stop ();
   catchup_backfill_stop ();
+  catchup_privacy_stop ();
   catchup_output_stop ();
   catchup_room_settings_stop ();
   /* Last: it records presence in the still open rooms through the writer. */
@@ -132,6 +134,7 @@ plugin_unload (PurplePlugin *plugin)
   catchup_save_status_stop ();
   g_clear_object (&catchup_plugin.cancellable);
   catchup_plugin.plugin = NULL;
+  catchup_log_stop ();
   return TRUE;
 }
 
@@ -154,7 +157,7 @@ init_plugin (PurplePlugin *plugin)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   info.name = _("Catch-up");
   info.summary = _("Summaries of what you missed in group chats");
-  /* TRANSLATORS: "/catchup" is the command the user types; keep it as it is. */
+  /* Translators: "/catchup" is the command the user types; keep it as it is. */
   info.description = _("Type /catchup in a group chat, or rejoin a room, to get a short summary of what was said "
                        "while you were away, with earlier context spelled out.");
   catchup_prefs_init ();

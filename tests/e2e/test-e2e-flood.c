@@ -50,76 +50,16 @@ static struct {
 /* ---------- servers ---------- */
 
 static gboolean
-start_ngircd (void)
+start_servers (void)
 {
-  g_autofree char *conf = g_build_filename (fx.dir, "ngircd.conf", NULL);
-  g_autofree char *text = NULL;
-  g_autofree char *exe = g_find_program_in_path ("ngircd");
-
-  if (exe == NULL)
-    exe = g_strdup ("/usr/sbin/ngircd");
-  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
-    return FALSE;
-  fx.irc_port = test_free_port ();
   /* MaxPenaltyTime = 0: no flood penalties, so the server relays at the peer's rate. */
-  text = g_strdup_printf ("[Global]\n\tName = irc.flood.test\n\tInfo = flood test\n\tListen = 127.0.0.1\n"
-                          "\tPorts = %u\n\tMotdPhrase = test\n"
-                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n\tMaxPenaltyTime = 0\n"
-                          "\tPingTimeout = 300\n\tPongTimeout = 300\n"
-                          "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
-                          fx.irc_port);
-  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
-  fx.ngircd = e2e_spawn_server (NULL, (const char *const[]) { exe, "-n", "-f", conf, NULL });
-  return fx.ngircd != NULL && e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.irc_port), 10000);
-}
-
-static gboolean
-register_xmpp_user (const char *config, const char *user)
-{
-  g_autoptr (GSubprocess) p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-                                                NULL, "prosodyctl", "--config", config, "register", user,
-                                                "localhost", "secret", NULL);
-
-  return p != NULL && g_subprocess_wait_check (p, NULL, NULL);
-}
-
-static gboolean
-start_prosody (void)
-{
-  g_autofree char *config = g_build_filename (fx.dir, "prosody.cfg.lua", NULL);
-  g_autofree char *data = g_build_filename (fx.dir, "prosody-data", NULL);
-  g_autofree char *exe = g_find_program_in_path ("prosody");
-  g_autofree char *ctl = g_find_program_in_path ("prosodyctl");
-  g_autofree char *text = NULL;
-
-  if (exe == NULL || ctl == NULL)
+  fx.ngircd = e2e_start_ngircd_with (fx.dir, "\tMaxPenaltyTime = 0\n\tPingTimeout = 300\n\tPongTimeout = 300\n",
+                                     &fx.irc_port);
+  if (fx.ngircd == NULL)
     return FALSE;
-  fx.xmpp_port = test_free_port ();
-  g_mkdir_with_parents (data, 0700);
-  /* Loopback only, no TLS, plain passwords, no rate limits (mod_limits is not loaded): a throwaway server. */
-  text = g_strdup_printf ("run_as_root = true\n"
-                          "pidfile = \"%s/prosody.pid\"\n"
-                          "data_path = \"%s\"\n"
-                          "interfaces = { \"127.0.0.1\" }\n"
-                          "c2s_ports = { %u }\n"
-                          "c2s_direct_tls_ports = {}\n"
-                          "s2s_ports = {}\nhttp_ports = {}\nhttps_ports = {}\n"
-                          "c2s_require_encryption = false\n"
-                          "allow_unencrypted_plain_auth = true\n"
-                          "authentication = \"internal_plain\"\n"
-                          "modules_enabled = { \"roster\", \"saslauth\", \"disco\", \"ping\" }\n"
-                          "modules_disabled = { \"s2s\", \"tls\" }\n"
-                          "log = { warn = \"%s/prosody.log\" }\n"
-                          "VirtualHost \"localhost\"\n"
-                          "Component \"conference.localhost\" \"muc\"\n"
-                          "  muc_room_locking = false\n"
-                          "  muc_room_default_history_length = 0\n",
-                          fx.dir, data, fx.xmpp_port, fx.dir);
-  g_assert_true (g_file_set_contents (config, text, -1, NULL));
-  if (!register_xmpp_user (config, "alice") || !register_xmpp_user (config, "peer"))
-    return FALSE;
-  fx.prosody = e2e_spawn_server (NULL, (const char *const[]) { exe, "--config", config, "-F", NULL });
-  return fx.prosody != NULL && e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.xmpp_port), 15000);
+  fx.prosody = e2e_start_prosody (fx.dir, "  muc_room_default_history_length = 0\n",
+                                  (const char *const[]) { "alice", "peer", NULL }, &fx.xmpp_port);
+  return TRUE;
 }
 
 static void
@@ -144,6 +84,7 @@ typedef struct {
   GDataInputStream *in;
   GOutputStream *out;
   const char *prefix;    /* of every flood line: "irc" or "xmpp" */
+  char *(*frame) (const char *text);  /* the protocol's line or stanza for a text */
   guint rate, seconds;
   guint n_sent;
   GThread *thread, *drain;
@@ -174,9 +115,10 @@ flood_text (const char *prefix, guint i)
 }
 
 /* Sends at the rate, on a schedule (not sleeps between lines), so a slow write does not lower the rate. */
-static void
-flood (Peer *p, char *(*frame) (Peer *p, const char *text))
+static gpointer
+flood_thread (gpointer data)
 {
+  Peer *p = data;
   gint64 t0 = g_get_monotonic_time ();
   guint total = p->rate * p->seconds;
 
@@ -185,13 +127,14 @@ flood (Peer *p, char *(*frame) (Peer *p, const char *text))
       gint64 due = t0 + (gint64) i * G_USEC_PER_SEC / p->rate;
       gint64 now = g_get_monotonic_time ();
       g_autofree char *text = flood_text (p->prefix, i);
-      g_autofree char *line = frame (p, text);
+      g_autofree char *line = p->frame (text);
 
       if (due > now)
         g_usleep ((gulong) (due - now));
       peer_send (p, line);
       p->n_sent++;
     }
+  return NULL;
 }
 
 /* Reads and drops what the server sends (a MUC echoes every line to its sender), so it never stalls. */
@@ -227,7 +170,7 @@ irc_wait_for (Peer *p, const char *needle)
 }
 
 static char *
-irc_frame (Peer *p, const char *text)
+irc_frame (const char *text)
 {
   return g_strdup_printf ("PRIVMSG " CHANNEL " :%s\r\n", text);
 }
@@ -242,26 +185,26 @@ peer_open (Peer *p, guint16 port)
   p->out = g_io_stream_get_output_stream (G_IO_STREAM (p->conn));
 }
 
-static gpointer
-irc_peer_thread (gpointer data)
-{
-  Peer *p = data;
-
-  flood (p, irc_frame);
-  return NULL;
-}
-
-/* Registers and joins before the flood starts; returns once the peer is in the channel. */
+/* Registers as nick and joins the channel; returns once the peer is in, its input drained from then on. */
 static void
-irc_peer_start (Peer *p)
+irc_peer_join (Peer *p, const char *nick)
 {
+  g_autofree char *hello = g_strdup_printf ("NICK %s\r\nUSER %s 0 * :%s\r\n", nick, nick, nick);
+
   peer_open (p, fx.irc_port);
-  peer_send (p, "NICK flooder\r\nUSER flooder 0 * :flooder\r\n");
+  peer_send (p, hello);
   g_assert_true (irc_wait_for (p, " 001 "));
   peer_send (p, "JOIN " CHANNEL "\r\n");
   g_assert_true (irc_wait_for (p, " 366 "));
   p->drain = g_thread_new ("irc-drain", drain_thread, p);
-  p->thread = g_thread_new ("irc-flood", irc_peer_thread, p);
+}
+
+static void
+irc_peer_start (Peer *p)
+{
+  irc_peer_join (p, "flooder");
+  p->frame = irc_frame;
+  p->thread = g_thread_new ("irc-flood", flood_thread, p);
 }
 
 /* XMPP: reads until needle shows (stanzas are not parsed; the test server's answers are known). */
@@ -290,20 +233,11 @@ xmpp_open_stream (Peer *p)
 }
 
 static char *
-xmpp_frame (Peer *p, const char *text)
+xmpp_frame (const char *text)
 {
   g_autofree char *body = g_markup_escape_text (text, -1);
 
   return g_strdup_printf ("<message to='" MUC "' type='groupchat'><body>%s</body></message>", body);
-}
-
-static gpointer
-xmpp_peer_thread (gpointer data)
-{
-  Peer *p = data;
-
-  flood (p, xmpp_frame);
-  return NULL;
 }
 
 static void
@@ -327,7 +261,8 @@ xmpp_peer_start (Peer *p)
   /* status 110: the room's presence of ourselves, the last of the join */
   g_assert_true (xmpp_wait_for (p, "110"));
   p->drain = g_thread_new ("xmpp-drain", drain_thread, p);
-  p->thread = g_thread_new ("xmpp-flood", xmpp_peer_thread, p);
+  p->frame = xmpp_frame;
+  p->thread = g_thread_new ("xmpp-flood", flood_thread, p);
 }
 
 static void
@@ -536,28 +471,6 @@ test_flood (void)
 
 /* ---------- faults as the user meets them ---------- */
 
-static void
-irc_say (Peer *p, const char *text)
-{
-  g_autofree char *line = g_strdup_printf ("PRIVMSG " CHANNEL " :%s\r\n", text);
-
-  peer_send (p, line);
-}
-
-/* A system line of the channel after index from. */
-typedef struct {
-  guint from;
-  const char *substring;
-} LineQuery;
-
-static gboolean
-line_shown (gpointer data)
-{
-  LineQuery *q = data;
-
-  return e2e_find_line (CHANNEL, q->from, PURPLE_MESSAGE_SYSTEM, q->substring) >= 0;
-}
-
 static guint
 count_lines (guint from, const char *substring)
 {
@@ -591,14 +504,7 @@ talker (void)
   static Peer p = { .prefix = "talk" };
 
   if (p.conn == NULL)
-    {
-      peer_open (&p, fx.irc_port);
-      peer_send (&p, "NICK talker\r\nUSER talker 0 * :talker\r\n");
-      g_assert_true (irc_wait_for (&p, " 001 "));
-      peer_send (&p, "JOIN " CHANNEL "\r\n");
-      g_assert_true (irc_wait_for (&p, " 366 "));
-      p.drain = g_thread_new ("talk-drain", drain_thread, &p);
-    }
+    irc_peer_join (&p, "talker");
   return &p;
 }
 
@@ -619,7 +525,9 @@ say_lines (const char *prefix, guint from, guint to)
     {
       g_autofree char *text = flood_text (prefix, i);
 
-      irc_say (talker (), text);
+      g_autofree char *line = irc_frame (text);
+
+      peer_send (talker (), line);
     }
 }
 
@@ -629,18 +537,17 @@ test_locked_told_once (void)
 {
   Said said = { "locked", 20 };
   guint from = e2e_lines->len;
-  LineQuery fault = { from, "another program keeps the database locked" };
-  LineQuery recovery = { from, "saves history again" };
   sqlite3 *db = lock_database ();
 
   say_lines ("locked", 0, 10);
-  g_assert_true (e2e_wait (line_shown, &fault, 15000));
+  g_assert_true (e2e_wait_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM, "another program keeps the database locked",
+                                15000));
   say_lines ("locked", 10, 20);
   e2e_spin (3000);
   g_assert_cmpuint (count_lines (from, "could not save history"), ==, 1);
   g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
-  g_assert_true (e2e_wait (line_shown, &recovery, 15000));
+  g_assert_true (e2e_wait_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM, "saves history again", 15000));
   g_assert_true (e2e_wait (said_stored, &said, 15000));
   g_assert_cmpuint (count_lines (from, "saves history again"), ==, 1);
   g_assert_cmpuint (count_lines (from, "could not save history"), ==, 1);
@@ -659,12 +566,12 @@ notice_shown (gpointer data)
 static void
 test_unload_reports (void)
 {
-  LineQuery fault = { e2e_lines->len, "could not save history" };
+  guint from = e2e_lines->len;
   sqlite3 *db = lock_database ();
   gint64 t0;
 
   say_lines ("unload", 0, 5);
-  g_assert_true (e2e_wait (line_shown, &fault, 15000));
+  g_assert_true (e2e_wait_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM, "could not save history", 15000));
   /* all five are in and kept */
   e2e_spin (1000);
   t0 = g_get_monotonic_time ();
@@ -687,7 +594,7 @@ main (int argc, char **argv)
   fx.flood_seconds = seconds ? (guint) g_ascii_strtoull (seconds, NULL, 10) : 60;
   fx.flood_seconds = MAX (fx.flood_seconds, 1);
   fx.dir = test_tmp_dir ("catchup-e2e-flood-XXXXXX");
-  if (!start_ngircd ())
+  if (!start_servers ())
     {
       g_printerr ("ngircd is not available: skipped\n");
       test_remove_tree (fx.dir);
@@ -700,7 +607,7 @@ main (int argc, char **argv)
   fx.plugin = e2e_load_plugin ();
   fx.irc = e2e_account_online ("alice@127.0.0.1", "prpl-irc", NULL, configure_irc, NULL);
   fx.irc_conv = e2e_join (fx.irc, CHANNEL, CHANNEL);
-  if (start_prosody ())
+  if (fx.prosody != NULL)
     {
       fx.xmpp = e2e_account_online ("alice@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
       fx.xmpp_conv = e2e_join (fx.xmpp, MUC, MUC);
@@ -714,15 +621,8 @@ main (int argc, char **argv)
   rc = g_test_run ();
 
   e2e_client_quit ();
-  g_subprocess_send_signal (fx.ngircd, SIGTERM);
-  g_subprocess_wait (fx.ngircd, NULL, NULL);
-  g_object_unref (fx.ngircd);
-  if (fx.prosody != NULL)
-    {
-      g_subprocess_send_signal (fx.prosody, SIGTERM);
-      g_subprocess_wait (fx.prosody, NULL, NULL);
-      g_object_unref (fx.prosody);
-    }
+  e2e_stop_server (fx.ngircd);
+  e2e_stop_server (fx.prosody);
   test_remove_tree (fx.dir);
   return rc;
 }
