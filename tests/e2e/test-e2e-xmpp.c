@@ -292,14 +292,16 @@ carol_joined (gpointer data)
   return purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, ROOM, data) != NULL;
 }
 
-/* As Pidgin and Finch autojoin: the join goes out the moment the account has signed on. */
-static void
+/* As Pidgin and Finch autojoin (account_autojoin_cb): the join goes out from the "autojoin" signal, the moment
+ * the account has signed on. */
+static gboolean
 autojoin (PurpleConnection *gc, gpointer data)
 {
   GHashTable *components = PURPLE_PLUGIN_PROTOCOL_INFO (purple_connection_get_prpl (gc))->chat_info_defaults (gc, ROOM);
 
   serv_join_chat (gc, components);
   g_hash_table_destroy (components);
+  return TRUE;
 }
 
 /* "evening": carol's client joins, hears the room, and is killed. "morning": it starts again, autojoins and
@@ -313,7 +315,7 @@ restart_client (const char *phase, const char *user_dir, const char *port, const
   fx.port = atoi (port);
   fx.db_path = carol_db (user_dir);
   e2e_client_init (user_dir);
-  purple_signal_connect (purple_connections_get_handle (), "signed-on", &fx, PURPLE_CALLBACK (autojoin), NULL);
+  purple_signal_connect (purple_connections_get_handle (), "autojoin", &fx, PURPLE_CALLBACK (autojoin), NULL);
   e2e_load_plugin ();
   purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
   purple_prefs_set_int ("/plugins/core/catchup/heartbeat_seconds", 1);
