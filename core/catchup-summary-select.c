@@ -59,8 +59,9 @@ budget_for (const LengthProfile *p, GArray *cands, guint topics)
   guint worthy = 0;
   for (guint i = 0; i < cands->len; i++)
     worthy += g_array_index (cands, CatchupCandidate, i).score >= 1.5;
-  Budget b = { CLAMP (MAX (topics + 2, worthy / 2), p->min_entries, max_entries), p->max_rendered + (guint) lround (grow * p->grow_rendered),
-               p->line_chars, p->context_chars };
+  /* one rendered line stays free for the smaller topics left out */
+  Budget b = { CLAMP (MAX (topics + 2, worthy / 2), p->min_entries, max_entries),
+               p->max_rendered + (guint) lround (grow * p->grow_rendered) - 1, p->line_chars, p->context_chars };
   return b;
 }
 
@@ -426,13 +427,14 @@ takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
   return (*asker && catchup_text_has_folded_phrase (r->folded, asker)) || catchup_summary_overlap (r->terms, set) > 0;
 }
 
-/* A quick turn right after a question in a two-person exchange answers it even without a shared word. */
+/* A quick turn right after a question in a two-person exchange answers it even without a shared word; in a
+ * room of more people the next turn may be about anything. */
 #define QUICK_SECONDS (10 * 60)
 
 /* The turn that answers question or request q: the first turn by someone else (the one asked, when someone
  * was named) soon after it, that takes it up (or follows it at once), and is not only a counter-question. */
 static gint
-find_answer (GArray *cands, guint q)
+find_answer (GArray *cands, guint q, gboolean two_people)
 {
   const CatchupCandidate *c = cand (cands, q);
   const char *to = addressee (cands, c);
@@ -446,7 +448,7 @@ find_answer (GArray *cands, guint q)
       continue;
     if (is_only (r->folded, r->words, social) && !is_only (r->folded, r->words, answers))
       continue;
-    gboolean at_once = j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
+    gboolean at_once = two_people && j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
     if (!at_once && !takes_up (r, c))
       return -1;
     /* a counter-question is no answer; "yes, and when?" is */
@@ -460,11 +462,14 @@ find_answer (GArray *cands, guint q)
 static void
 link_answers (GArray *cands)
 {
+  g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < cands->len; i++)
+    g_hash_table_add (people, cand (cands, i)->msg->speaker ? cand (cands, i)->msg->speaker : "");
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if (!c->question && c->worth != CATCHUP_WORTH_REQUEST)
       continue;
-    gint a = find_answer (cands, i);
+    gint a = find_answer (cands, i, g_hash_table_size (people) <= 2);
     if (a < 0 || cand (cands, a)->asked >= 0)
       continue;
     c->answer = a;
@@ -475,14 +480,16 @@ link_answers (GArray *cands)
   }
 }
 
-/* An answer that needs its question to be read: short, or opened by yes/no. */
+/* An answer that needs its question to be read: short, or opened by yes/no or a pronoun ("yes, both", "it
+ * did"). A self-contained answer ("carl owns the backup cron since March") stands on its own. */
 static gboolean
 needs_question (const CatchupCandidate *a)
 {
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
-                                         "neither", "none", "it", "that", "they", "only", "probably", NULL };
+                                         "neither", "none", "it", "that", "they", "she", "he", "only", "probably",
+                                         "maybe", "definitely", "absolutely", NULL };
   g_autofree char *bare = bare_words (a->folded);
-  if (a->words <= 6)
+  if (a->words <= 8)
     return TRUE;
   for (guint i = 0; openers[i]; i++)
     if (g_str_has_prefix (bare, openers[i]) && !g_ascii_isalnum (bare[strlen (openers[i])]))
@@ -569,13 +576,23 @@ by_score_desc (gconstpointer a, gconstpointer b)
   return x->index < y->index ? 1 : (x->index > y->index ? -1 : 0);
 }
 
-/* Mostly the same words as lines already chosen: a bot echo of a human line, a repeated status. */
+/* Mostly the same words as lines already chosen: a bot echo of a human line, a repeated status ("job 481
+ * finished", "job 482 finished": numbers do not make a line new). */
 static gboolean
 is_redundant (const CatchupCandidate *c, GHashTable *covered)
 {
-  if (c->gaps->len > 0 || c->terms->len == 0)
+  guint words = 0, seen = 0;
+  /* a question shares its answer's words, and is still what the answer answers */
+  if (c->context->len > 0 || c->answer >= 0)
     return FALSE;
-  return catchup_summary_overlap (c->terms, covered) * 10 >= c->terms->len * 9;
+  for (guint t = 0; t < c->terms->len; t++) {
+    const char *term = c->terms->pdata[t];
+    if (g_ascii_isdigit (term[0]))
+      continue;
+    words++;
+    seen += g_hash_table_contains (covered, term);
+  }
+  return words > 0 && seen * 100 >= words * 85;
 }
 
 typedef struct {
@@ -590,7 +607,9 @@ typedef struct {
 static guint
 cost (const CatchupCandidate *c, GArray *cands)
 {
-  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len;
+  g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
+  add_agreement (probe, cands, c - &g_array_index (cands, CatchupCandidate, 0));
+  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len + (probe->agreed->len > 0);
   if (c->asked >= 0 && needs_question (c) && !cand (cands, c->asked)->chosen)
     n++;
   return n;
@@ -599,10 +618,16 @@ cost (const CatchupCandidate *c, GArray *cands)
 static gboolean
 take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 {
-  if (c->chosen || c->covered || c->superseded_by >= 0 || c->score <= 0 || is_redundant (c, ch->covered))
+  if (c->chosen || c->covered || c->superseded_by >= 0 || c->score <= 0)
     return FALSE;
-  guint n = MIN (cost (c, ch->cands), 3);
-  if (!forced && (ch->entries >= ch->budget.entries || ch->rendered + n > ch->budget.rendered))
+  /* a repeat says nothing the line it repeats does not: that line covers it */
+  if (is_redundant (c, ch->covered)) {
+    c->covered = TRUE;
+    return FALSE;
+  }
+  guint n = cost (c, ch->cands);
+  /* the last decision may take an entry beyond the count, never room beyond the length */
+  if ((!forced && ch->entries >= ch->budget.entries) || ch->rendered + n > ch->budget.rendered)
     return FALSE;
   /* an answer that needs its question is shown under it: the line is the question's */
   if (c->asked >= 0 && needs_question (c)) {
@@ -613,8 +638,15 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
     c = q;
   }
   c->chosen = TRUE;
-  if (c->answer >= 0)
-    cand (ch->cands, c->answer)->covered = TRUE;
+  /* a question carries its answer: an answer chosen on its own moves under it */
+  CatchupCandidate *a = cand (ch->cands, c->answer);
+  if (a && a->chosen) {
+    a->chosen = FALSE;
+    ch->entries--;
+    ch->rendered--;
+  }
+  if (a)
+    a->covered = TRUE;
   ch->entries++;
   ch->rendered += n;
   for (guint t = 0; t < c->terms->len; t++)
@@ -754,8 +786,30 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
   }
 }
 
-/* Items are dropped where the budget is exceeded, from the line with the most: "no reply yet" first, then
- * agreement, references and replaced states; answers stay with their questions. */
+static guint
+drop_kind (GPtrArray *lines, guint kind, guint excess)
+{
+  for (guint i = lines->len; i-- > 0 && excess > 0;) {
+    CatchupSummaryLine *l = lines->pdata[i];
+    GPtrArray *items[] = { NULL, l->agreed, l->context, l->supersedes };
+    if (kind == 0 && l->no_reply) {
+      l->no_reply = FALSE;
+      excess--;
+    } else if (kind == 1 && l->agreed->len > 0) {
+      g_ptr_array_set_size (l->agreed, 0);
+      excess--;
+    } else if (kind > 1) {
+      while (items[kind]->len > 0 && excess > 0) {
+        g_ptr_array_set_size (items[kind], items[kind]->len - 1);
+        excess--;
+      }
+    }
+  }
+  return excess;
+}
+
+/* Items are dropped where the budget is exceeded, latest lines first: "no reply yet", then agreement,
+ * references and replaced states; answers stay with their questions. */
 static void
 fit_items (GPtrArray *lines, guint rendered)
 {
@@ -764,27 +818,9 @@ fit_items (GPtrArray *lines, guint rendered)
     CatchupSummaryLine *l = lines->pdata[i];
     total += 1 + l->context->len + l->supersedes->len + l->reply->len + (l->agreed->len > 0) + l->no_reply;
   }
-  while (total > rendered) {
-    CatchupSummaryLine *most = NULL;
-    guint most_n = 0;
-    for (guint i = 0; i < lines->len; i++) {
-      CatchupSummaryLine *l = lines->pdata[i];
-      guint n = l->context->len + l->supersedes->len + (l->agreed->len > 0) + l->no_reply;
-      if (n > most_n)
-        most = l, most_n = n;
-    }
-    if (!most)
-      return;
-    if (most->no_reply)
-      most->no_reply = FALSE;
-    else if (most->agreed->len > 0)
-      g_ptr_array_set_size (most->agreed, 0);
-    else if (most->context->len > 0)
-      g_ptr_array_set_size (most->context, most->context->len - 1);
-    else
-      g_ptr_array_set_size (most->supersedes, most->supersedes->len - 1);
-    total--;
-  }
+  guint excess = total > rendered ? total - rendered : 0;
+  for (guint kind = 0; kind < 4 && excess > 0; kind++)
+    excess = drop_kind (lines, kind, excess);
 }
 
 void
