@@ -395,23 +395,46 @@ cand (GArray *cands, gint i)
 #define REPLY_SPAN 6
 #define REPLY_SECONDS (30 * 60)
 
+/* The window speakers, casefolded, each once: who a message can address. */
+typedef struct {
+  const char *speaker;
+  char *folded;
+} Person;
+
+static void
+person_clear (Person *p)
+{
+  g_free (p->folded);
+}
+
+static GArray *
+people_of (GArray *cands)
+{
+  GArray *people = g_array_new (FALSE, TRUE, sizeof (Person));
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_array_set_clear_func (people, (GDestroyNotify) person_clear);
+  for (guint i = 0; i < cands->len; i++) {
+    const char *s = g_array_index (cands, CatchupCandidate, i).msg->speaker;
+    if (!s || !*s || !g_hash_table_add (seen, (gpointer) s))
+      continue;
+    Person p = { s, g_utf8_casefold (s, -1) };
+    g_array_append_val (people, p);
+  }
+  return people;
+}
+
 /* The window speaker a message addresses by name ("ravi: can you…", "@ravi", "…, ravi?"); NULL when none. */
 static const char *
-addressee (GArray *cands, const CatchupCandidate *c)
+addressee (GArray *people, const CatchupCandidate *c)
 {
-  for (guint i = 0; i < cands->len; i++) {
-    const CatchupCandidate *o = &g_array_index (cands, CatchupCandidate, i);
-    if (g_strcmp0 (o->msg->speaker, c->msg->speaker) == 0)
-      continue;
-    g_autofree char *name = g_utf8_casefold (o->msg->speaker ? o->msg->speaker : "", -1);
-    if (*name && catchup_text_has_folded_phrase (c->folded, name))
-      return o->msg->speaker;
+  for (guint i = 0; i < people->len; i++) {
+    const Person *p = &g_array_index (people, Person, i);
+    if (g_strcmp0 (p->speaker, c->msg->speaker) != 0 && catchup_text_has_folded_phrase (c->folded, p->folded))
+      return p->speaker;
   }
   return NULL;
 }
 
-/* A turn answers question q when it comes soon after, from the one asked (or anyone when nobody was named),
- * and is not itself only a question. */
 /* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. */
 static gboolean
 takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
@@ -434,10 +457,11 @@ takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
 /* The turn that answers question or request q: the first turn by someone else (the one asked, when someone
  * was named) soon after it, that takes it up (or follows it at once), and is not only a counter-question. */
 static gint
-find_answer (GArray *cands, guint q, gboolean two_people)
+find_answer (GArray *cands, guint q, GArray *people)
 {
   const CatchupCandidate *c = cand (cands, q);
-  const char *to = addressee (cands, c);
+  const char *to = addressee (people, c);
+  gboolean two_people = people->len <= 2;
   for (guint j = q + 1; j < cands->len && j <= q + REPLY_SPAN; j++) {
     const CatchupCandidate *r = cand (cands, j);
     if (r->msg->ts - c->msg->ts > REPLY_SECONDS)
@@ -462,14 +486,12 @@ find_answer (GArray *cands, guint q, gboolean two_people)
 static void
 link_answers (GArray *cands)
 {
-  g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < cands->len; i++)
-    g_hash_table_add (people, cand (cands, i)->msg->speaker ? cand (cands, i)->msg->speaker : "");
+  g_autoptr (GArray) people = people_of (cands);
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if (!c->question && c->worth != CATCHUP_WORTH_REQUEST)
       continue;
-    gint a = find_answer (cands, i, g_hash_table_size (people) <= 2);
+    gint a = find_answer (cands, i, people);
     if (a < 0 || cand (cands, a)->asked >= 0)
       continue;
     c->answer = a;
