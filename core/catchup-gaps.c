@@ -324,8 +324,8 @@ cmp_gap_weight (gconstpointer a, gconstpointer b)
   return (gint) x->utterance_index - (gint) y->utterance_index;
 }
 
-GPtrArray *
-catchup_gaps_detect (GPtrArray *window, guint max_gaps)
+static GPtrArray *
+detect (GPtrArray *window, guint max_gaps)
 {
   g_autoptr (GHashTable) introduced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GPtrArray *gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
@@ -363,4 +363,40 @@ catchup_gaps_detect (GPtrArray *window, guint max_gaps)
   if (max_gaps && gaps->len > max_gaps)
     g_ptr_array_set_size (gaps, max_gaps);
   return gaps;
+}
+
+static gboolean
+window_is_valid (GPtrArray *window)
+{
+  for (guint i = 0; i < window->len; i++)
+    {
+      CatchupMessage *m = window->pdata[i];
+
+      if (!g_utf8_validate (m->text, -1, NULL) || !g_utf8_validate (m->speaker, -1, NULL))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+GPtrArray *
+catchup_gaps_detect (GPtrArray *window, guint max_gaps)
+{
+  g_autoptr (GPtrArray) valid = NULL;
+
+  /* The optimised (JIT) regex match skips PCRE's UTF-8 check, and invalid text crashed it: a window that did
+   * not come through the store's checks is made valid first. */
+  if (window_is_valid (window))
+    return detect (window, max_gaps);
+  valid = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  for (guint i = 0; i < window->len; i++)
+    {
+      CatchupMessage *copy = catchup_message_copy (window->pdata[i]);
+
+      g_free (copy->text);
+      g_free (copy->speaker);
+      copy->text = catchup_text_clean (((CatchupMessage *) window->pdata[i])->text, -1, CATCHUP_TEXT_MULTI_LINE);
+      copy->speaker = catchup_text_clean (((CatchupMessage *) window->pdata[i])->speaker, -1, CATCHUP_TEXT_ONE_LINE);
+      g_ptr_array_add (valid, copy);
+    }
+  return detect (valid, max_gaps);
 }

@@ -22,8 +22,57 @@ static const char system_prompt[] =
 typedef struct {
   GHashTable *by_id;     /* id -> CatchupMessage (borrowed) */
   GHashTable *speakers;  /* casefolded speaker or alias */
-  GHashTable *times;     /* "HH:MM", UTC as in the prompt */
+  GHashTable *times;     /* "HH:MM": the turns' own, UTC as in the prompt, and the ones their texts mention */
 } Known;
+
+/* A clock time, "9:30" or "09:30", not part of a longer number or a time with seconds. */
+static GRegex *
+clock_regex (void)
+{
+  static GRegex *clock;
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      /* No G_REGEX_OPTIMIZE: its JIT buys nothing on a few lines and blinds valgrind. */
+      clock = g_regex_new ("(?<![\\d:])([01]?\\d|2[0-3]):([0-5]\\d)(?![\\d:])", 0, 0, NULL);
+      g_once_init_leave (&once, 1);
+    }
+  return clock;
+}
+
+/* Calls found (set, "HH:MM") for each clock time text mentions, until it returns FALSE. */
+static gboolean
+each_clock_time (const char *text, gboolean (*found) (GHashTable *set, const char *hhmm), GHashTable *set)
+{
+  g_autoptr (GMatchInfo) match = NULL;
+  gboolean ok = TRUE;
+
+  g_regex_match (clock_regex (), text, 0, &match);
+  while (ok && g_match_info_matches (match))
+    {
+      g_autofree char *h = g_match_info_fetch (match, 1);
+      g_autofree char *m = g_match_info_fetch (match, 2);
+      g_autofree char *hhmm = g_strdup_printf ("%02d:%s", atoi (h), m);
+
+      ok = found (set, hhmm);
+      g_match_info_next (match, NULL);
+    }
+  return ok;
+}
+
+static gboolean
+add_time (GHashTable *set, const char *hhmm)
+{
+  g_hash_table_add (set, g_strdup (hhmm));
+  return TRUE;
+}
+
+static gboolean
+has_time (GHashTable *set, const char *hhmm)
+{
+  return g_hash_table_contains (set, hhmm);
+}
 
 static void
 known_add (Known *k, GPtrArray *messages)
@@ -41,6 +90,9 @@ known_add (Known *k, GPtrArray *messages)
         g_hash_table_add (k->speakers, g_utf8_casefold (m->alias, -1));
       if (dt != NULL)
         g_hash_table_add (k->times, g_date_time_format (dt, "%H:%M"));
+      /* "the backup runs at 02:00", "standup moves to 09:30": a time a message states is supported too */
+      if (m->text != NULL)
+        each_clock_time (m->text, add_time, k->times);
     }
 }
 
@@ -74,32 +126,11 @@ known_speaker (const Known *k, const char *speaker)
   return g_hash_table_contains (k->speakers, folded);
 }
 
-/* Every clock time the text mentions is one that some turn has. */
+/* Every clock time the text mentions is one that some turn was sent at or states. */
 static gboolean
 times_known (const Known *k, const char *text)
 {
-  static GRegex *clock;
-  static gsize once;
-  g_autoptr (GMatchInfo) match = NULL;
-  gboolean ok = TRUE;
-
-  if (g_once_init_enter (&once))
-    {
-      /* No G_REGEX_OPTIMIZE: its JIT buys nothing on a few lines and blinds valgrind. */
-      clock = g_regex_new ("(?<![\\d:])([01]?\\d|2[0-3]):([0-5]\\d)(?![\\d:])", 0, 0, NULL);
-      g_once_init_leave (&once, 1);
-    }
-  g_regex_match (clock, text, 0, &match);
-  while (ok && g_match_info_matches (match))
-    {
-      g_autofree char *h = g_match_info_fetch (match, 1);
-      g_autofree char *m = g_match_info_fetch (match, 2);
-      g_autofree char *hhmm = g_strdup_printf ("%02d:%s", atoi (h), m);
-
-      ok = g_hash_table_contains (k->times, hhmm);
-      g_match_info_next (match, NULL);
-    }
-  return ok;
+  return each_clock_time (text, has_time, k->times);
 }
 
 /* What an expression of a model's line refers to: speaker and time come from the cited turn, never from the
@@ -111,18 +142,16 @@ context_item (JsonNode *item, const Known *k)
   g_autofree char *ref = NULL, *means = NULL, *id = NULL;
   CatchupMessage *source;
 
-  if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
-    return catchup_summary_item_new (NULL, NULL, NULL, 0, json_node_get_string (item));
+  /* A context entry is shown only with the turn it comes from: a bare string or an entry without an id is the
+   * model's word alone, which is exactly what the grounding check exists to keep out. */
   if (!JSON_NODE_HOLDS_OBJECT (item))
     return NULL;
   obj = json_node_get_object (item);
   ref = catchup_llm_json_text (obj, "ref", MAX_LINE_CHARS);
   means = catchup_llm_json_text (obj, "means", MAX_LINE_CHARS);
   id = catchup_llm_json_text (obj, "id", MAX_LINE_CHARS);
-  if (ref == NULL || means == NULL)
+  if (ref == NULL || means == NULL || id == NULL)
     return NULL;
-  if (id == NULL)
-    return catchup_summary_item_new (ref, NULL, NULL, 0, means);
   source = g_hash_table_lookup (k->by_id, id);
   if (source == NULL)
     return NULL;
@@ -210,6 +239,9 @@ line_is_grounded (const CatchupSummaryLine *line, const Known *k)
   const char *id = catchup_summary_line_source (line);
   CatchupMessage *source = id ? g_hash_table_lookup (k->by_id, id) : NULL;
 
+  /* a line that names neither who said it nor which message it reports cannot be checked at all */
+  if (line->speaker == NULL && id == NULL)
+    return FALSE;
   if (line->speaker != NULL && !known_speaker (k, line->speaker))
     return FALSE;
   if (id != NULL && source == NULL)

@@ -200,30 +200,22 @@ catchup_summary_format_older (gint64 ts, gint64 window_end)
 
 /* ---- text hygiene ---- */
 
-/* Explicit bidi embeddings/overrides/isolates would let a quote visually swap the attribution printed after it. */
-static gboolean
-is_unsafe_char (gunichar c)
-{
-  if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
-    return TRUE;
-  return g_unichar_type (c) == G_UNICODE_CONTROL;
-}
-
+/* Valid UTF-8 on one line: the output sanitiser (control characters and the bidi embeddings, overrides and
+ * isolates that would let a quote visually swap the attribution printed after it are dropped), with whitespace
+ * runs collapsed. */
 char *
 catchup_summary_sanitize (const char *text)
 {
-  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+  g_autofree char *valid = catchup_text_sanitize (text);
   GString *out = g_string_sized_new (strlen (valid));
   gboolean pending_space = FALSE;
 
   for (const char *p = valid; *p; p = g_utf8_next_char (p)) {
     gunichar c = g_utf8_get_char (p);
-    if (g_unichar_isspace (c) || c == '\n' || c == '\t') {
+    if (g_unichar_isspace (c)) {
       pending_space = out->len > 0;
       continue;
     }
-    if (is_unsafe_char (c))
-      continue;
     if (pending_space)
       g_string_append_c (out, ' ');
     pending_space = FALSE;
@@ -391,8 +383,12 @@ catchup_summary_to_text (const CatchupSummary *summary)
 
   g_return_val_if_fail (summary != NULL, NULL);
 
-  if (summary->headline)
-    g_string_append_printf (out, "%s\n", summary->headline);
+  /* Each field is sanitised on its own: a line break inside one (a model's "\n/catchup post everything")
+   * can never start a line of its own. */
+  if (summary->headline) {
+    g_autofree char *headline = catchup_text_sanitize (summary->headline);
+    g_string_append_printf (out, "%s\n", headline);
+  }
   for (guint i = 0; summary->lines && i < summary->lines->len; i++) {
     const CatchupSummaryLine *line = summary->lines->pdata[i];
     g_autofree char *text = catchup_summary_sanitize (line->text);
@@ -418,8 +414,10 @@ catchup_summary_to_text (const CatchupSummary *summary)
     prev = line;
   }
   append_left_out (out, summary);
-  if (summary->notice)
-    g_string_append_printf (out, "(%s)\n", summary->notice);
+  if (summary->notice) {
+    g_autofree char *notice = catchup_text_sanitize (summary->notice);
+    g_string_append_printf (out, "(%s)\n", notice);
+  }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 

@@ -24,6 +24,16 @@ write_local (PurpleConversation *conv, const char *html)
   purple_conversation_write (conv, NULL, html, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, time (NULL));
 }
 
+/* Chat, model or file text as conversation markup: the one sanitiser (control characters, ESC, bidi overrides,
+ * line breaks inside a field), then escaped. */
+static char *
+escape_field (const char *text)
+{
+  g_autofree char *safe = catchup_text_sanitize (text);
+
+  return g_markup_escape_text (safe, -1);
+}
+
 static void
 append_escaped_lines (GString *html, const char *plain)
 {
@@ -31,7 +41,7 @@ append_escaped_lines (GString *html, const char *plain)
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
-      g_autofree char *escaped = g_markup_escape_text (lines[i], -1);
+      g_autofree char *escaped = escape_field (lines[i]);
 
       g_string_append_printf (html, "%s%s", i ? "<br>" : "", escaped);
     }
@@ -57,8 +67,8 @@ clock_time (gint64 ts)
 static void
 append_item_html (GString *html, const char *label, const CatchupSummaryItem *item)
 {
-  g_autofree char *text = g_markup_escape_text (item->text ? item->text : "", -1);
-  g_autofree char *ref = item->ref ? g_markup_escape_text (item->ref, -1) : NULL;
+  g_autofree char *text = escape_field (item->text);
+  g_autofree char *ref = item->ref ? escape_field (item->ref) : NULL;
 
   g_string_append (html, "<br>&nbsp;&nbsp;&nbsp;↳ ");
   if (label != NULL)
@@ -68,7 +78,7 @@ append_item_html (GString *html, const char *label, const CatchupSummaryItem *it
   g_string_append (html, text);
   if (item->speaker != NULL)
     {
-      g_autofree char *speaker = g_markup_escape_text (item->speaker, -1);
+      g_autofree char *speaker = escape_field (item->speaker);
       g_autofree char *when = clock_time (item->ts);
 
       g_string_append_printf (html, " (%s, %s)", speaker, when);
@@ -87,7 +97,7 @@ append_items_html (GString *html, const char *label, GPtrArray *items)
 static void
 append_line_html (GString *html, const CatchupSummaryLine *line)
 {
-  g_autofree char *speaker = g_markup_escape_text (line->speaker ? line->speaker : "", -1);
+  g_autofree char *speaker = escape_field (line->speaker);
   g_autofree char *when = clock_time (line->ts);
 
   g_string_append (html, "<br>");
@@ -165,7 +175,7 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
     }
   if (summary->notice != NULL)
     {
-      g_autofree char *notice = g_markup_escape_text (summary->notice, -1);
+      g_autofree char *notice = escape_field (summary->notice);
 
       g_string_append_printf (html, "<br><i>%s</i>", notice);
     }
@@ -294,7 +304,7 @@ summary_lines (const CatchupSummary *summary)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
 
-  /* TRANSLATORS: prefix of summaries posted to a room, so that readers know where they come from. */
+  /* Translators: prefix of summaries posted to a room, so that readers know where they come from. */
   g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), summary->headline ? summary->headline : ""));
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
     {
@@ -351,7 +361,7 @@ send_next (gpointer data)
   ekey = echo_key (queue->key, line);
   g_hash_table_insert (echoes, ekey, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (echoes, ekey)) + 1));
   /* Outgoing chat text is markup to libpurple. */
-  escaped = g_markup_escape_text (line, -1);
+  escaped = escape_field (line);
   purple_conv_chat_send (PURPLE_CONV_CHAT (conv), escaped);
   if (!g_queue_is_empty (&queue->lines))
     return TRUE;
