@@ -52,12 +52,15 @@ gaps_block (GPtrArray *gaps, GPtrArray *window, const char *nonce)
 }
 
 /* Tokens left for candidate lines once the template, the gaps, the system prompt and the candidates block's
- * markers have their share of the prompt limit (and the reply its share of the context). */
+ * markers have their share of the prompt limit: CATCHUP_SELECT_PROMPT_TOKENS up to the default 8K context,
+ * half the context beyond it (a larger context shows more candidates: dev pool recall 0.81 at 4K, 0.93 with
+ * all 30 per gap), and never more than the context leaves beside the reply. */
 static gint64
 candidate_room (CatchupLlm *llm, const char *template_text, const char *gaps, const char *per_gap)
 {
   const CatchupLlmConfig *c = catchup_llm_get_config (llm);
-  gint64 limit = MIN ((gint64) CATCHUP_SELECT_PROMPT_TOKENS, (gint64) c->context_tokens - c->max_reply_tokens);
+  gint64 limit = MIN (MAX ((gint64) CATCHUP_SELECT_PROMPT_TOKENS, (gint64) c->context_tokens / 2),
+                      (gint64) c->context_tokens - c->max_reply_tokens);
 
   return limit - catchup_text_count_tokens (template_text) - catchup_text_count_tokens (gaps)
          - catchup_text_count_tokens (per_gap) - catchup_text_count_tokens (system_prompt)
