@@ -2,6 +2,7 @@
 
 #include <gio/gio.h>
 
+#include "catchup-ask.h"
 #include "catchup-llm.h"
 #include "catchup-memory.h"
 #include "catchup-summary.h"
@@ -27,6 +28,7 @@ typedef struct {
   CatchupMemoryOptions memory;
   CatchupLength length;
   char *language;           /* NULL: the room's */
+  char *me;                 /* the user's nick in the room, for the summary's "For you"; NULL: none */
   /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
    * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
    * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
@@ -57,6 +59,7 @@ typedef struct {
   CatchupMemory *memory;
   CatchupSummary *summary;
   guint window_tokens;
+  guint window_total;       /* messages the window held before the cap (window->max_messages) */
   CatchupModelReport model;
 } CatchupResult;
 
@@ -70,6 +73,11 @@ GPtrArray *catchup_engine_window (CatchupStore *store, gint64 room, const Catchu
  * vectors and (for a window) evidence selection from a wide candidate pool when opts->model says so (a failing
  * model step falls back to the embedded one, said in report->notice). report may be NULL; else it is filled in and must be cleared. */
 CatchupMemory *catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArray *window,
+                                      const CatchupOptions *opts, CatchupModelReport *report,
+                                      GCancellable *cancellable, GError **error);
+/* A question to the room (catchup-ask.h): per person when it names people, else the recall of the verbatim
+ * track with the model's embeddings when one is configured. */
+CatchupAskResult *catchup_engine_ask (CatchupStore *store, gint64 room, const char *question,
                                       const CatchupOptions *opts, CatchupModelReport *report,
                                       GCancellable *cancellable, GError **error);
 CatchupMemory *catchup_engine_recall (CatchupStore *store, gint64 room, const char *query,

@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-message.h"
 #include "catchup-text.h"
@@ -107,10 +108,14 @@ catchup_llm_prompt_fill (const char *template_text, ...)
       name = g_strndup (open + 2, close - open - 2);
       value = g_hash_table_lookup (values, g_strstrip (name));
       g_string_append_len (out, p, open - p);
-      if (value != NULL)
-        g_string_append (out, value);
-      else
-        g_string_append_len (out, open, close + 2 - open);
+      if (value == NULL)
+        {
+          /* Not a placeholder: one brace is text, and a placeholder may start right after it ("{{{x}}"). */
+          g_string_append_c (out, '{');
+          p = open + 1;
+          continue;
+        }
+      g_string_append (out, value);
       p = close + 2;
     }
   return g_string_free (out, FALSE);
@@ -386,12 +391,8 @@ plausible (JsonNode *node)
 static JsonNode *
 try_parse (const char *text, gssize len)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) root = catchup_json_parse (NULL, text, len, NULL);
 
-  if (!json_parser_load_from_data (parser, text, len, NULL))
-    return NULL;
-  root = json_parser_steal_root (parser);
   return root && plausible (root) ? g_steal_pointer (&root) : NULL;
 }
 
@@ -494,8 +495,9 @@ catchup_llm_json_text (JsonObject *obj, const char *name, guint max_chars)
 
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
     return NULL;
+  /* model text is untrusted like chat text: no control characters, no line breaks inside a field */
   if (json_node_get_value_type (node) == G_TYPE_STRING)
-    text = g_strdup (json_node_get_string (node));
+    text = catchup_text_clean (json_node_get_string (node), -1, CATCHUP_TEXT_ONE_LINE);
   else if (json_node_get_value_type (node) == G_TYPE_INT64)
     text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
   else

@@ -1,11 +1,13 @@
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-private.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-text.h"
@@ -692,13 +694,11 @@ perform_once (CatchupLlm *llm, const char *url, const char *payload, GCancellabl
 static JsonNode *
 parse_json_bytes (GBytes *bytes, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
   gsize len = 0;
   const char *data = g_bytes_get_data (bytes, &len);
 
-  if (!json_parser_load_from_data (parser, data ? data : "", (gssize) len, error))
-    return NULL;
-  return json_parser_steal_root (parser);
+  /* a body of brackets under the size cap would otherwise overflow json-glib's recursion */
+  return catchup_json_parse (NULL, data ? data : "", (gssize) len, error);
 }
 
 /* The message an OpenAI-style error body carries ({"error": {"message": ...}}, {"error": "..."},
@@ -752,7 +752,8 @@ set_status_error (CatchupLlm *llm, const char *model, const Response *resp, guin
 {
   g_autofree char *message = server_message (llm, resp->body);
   const char *url = llm->display_url;
-  const char *why = message ? message : "";
+  /* "failed 3 times in a row: " with nothing after it reads as a cut message */
+  const char *why = message ? message : _("the server gave no reason");
   long status = resp->status;
 
   if (status == 401 || status == 403)
@@ -846,6 +847,23 @@ sleep_cancellable (guint ms, GCancellable *cancellable, GError **error)
   return TRUE;
 }
 
+/* Waiting longer than one request may take would make the timeout a lie: the caller hears why instead. */
+static gboolean
+waits_too_long (CatchupLlm *llm, gint64 retry_after_s, GError **error)
+{
+  g_autofree char *wait = NULL;
+
+  if (retry_after_s < 0 || (guint64) retry_after_s * 1000 <= llm->config.timeout_ms)
+    return FALSE;
+  wait = g_strdup_printf ("%" G_GINT64_FORMAT, retry_after_s);
+  g_clear_error (error);
+  g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_HTTP,
+               _("The model server at %s asks to wait %s s before the next request (Retry-After), longer than "
+                 "the timeout of %u s"),
+               llm->display_url, wait, llm->config.timeout_ms / 1000);
+  return TRUE;
+}
+
 /* POSTs payload to an endpoint, retrying 429 and 5xx answers with backoff (or as Retry-After says). */
 static JsonObject *
 post_json (CatchupLlm *llm, Endpoint endpoint, const char *model, const char *payload, GCancellable *cancellable,
@@ -878,6 +896,8 @@ post_json (CatchupLlm *llm, Endpoint endpoint, const char *model, const char *pa
       response_clear (&resp);
       if (reply != NULL)
         return reply;
+      if (retryable && attempt < llm->config.max_retries && waits_too_long (llm, resp.retry_after_s, &local))
+        retryable = FALSE;
       g_debug ("model request failed: %s", local->message);
       if (!retryable || attempt >= llm->config.max_retries)
         {
@@ -1022,7 +1042,12 @@ chat_reply_text (CatchupLlm *llm, JsonObject *root, ChatAnswer *a, GError **erro
       set_unusable (llm, error, _("no message text in it"));
       return FALSE;
     }
-  a->answer = catchup_llm_split_reasoning (content ? content : "", &a->reasoning);
+  {
+    /* the reply enters like chat text: valid UTF-8, no NUL or control character (its line breaks stay) */
+    g_autofree char *clean = catchup_text_clean (content, -1, CATCHUP_TEXT_MULTI_LINE);
+
+    a->answer = catchup_llm_split_reasoning (clean, &a->reasoning);
+  }
   if (reasoning != NULL && *reasoning != '\0')
     {
       g_free (a->reasoning);
@@ -1172,6 +1197,28 @@ embed_payload (const CatchupLlmConfig *c, const char *const *texts, guint n)
   return json_to_string (root, FALSE);
 }
 
+/* The numbers of one vector. A component that is not a finite float (1e999 parses as infinity, 1e300 becomes
+ * one as a float) would make every score NaN, and a vector of zeros has no direction: neither is an embedding. */
+static gboolean
+read_components (JsonArray *vec, float *row, guint len)
+{
+  gboolean nonzero = FALSE;
+
+  for (guint j = 0; j < len; j++)
+    {
+      JsonNode *v = json_array_get_element (vec, j);
+      GType type = JSON_NODE_HOLDS_VALUE (v) ? json_node_get_value_type (v) : G_TYPE_INVALID;
+
+      if (type != G_TYPE_DOUBLE && type != G_TYPE_INT64)
+        return FALSE;
+      row[j] = (float) json_node_get_double (v);
+      if (!isfinite (row[j]))
+        return FALSE;
+      nonzero |= row[j] != 0.0f;
+    }
+  return nonzero;
+}
+
 /* Copies one {"index": i, "embedding": [...]} item into row i of out (allocated on the first item). */
 static gboolean
 read_embedding (JsonNode *item, guint position, guint n, float **out, guint *dim, guint8 *seen)
@@ -1191,15 +1238,7 @@ read_embedding (JsonNode *item, guint position, guint n, float **out, guint *dim
       *out = g_new0 (float, (gsize) n * len);
     }
   seen[index] = 1;
-  for (guint j = 0; j < len; j++)
-    {
-      JsonNode *v = json_array_get_element (vec, j);
-
-      if (!JSON_NODE_HOLDS_VALUE (v))
-        return FALSE;
-      (*out)[(gsize) index * len + j] = (float) json_node_get_double (v);
-    }
-  return TRUE;
+  return read_components (vec, *out + (gsize) index * len, len);
 }
 
 static float *
@@ -1252,6 +1291,36 @@ catchup_llm_embed (CatchupLlm *llm, const char *const *texts, guint n, guint *di
     estimate += catchup_text_count_tokens (texts[i]);
   count_tokens (llm, reply, estimate, 0, 0);
   return out;
+}
+
+/* A 200 answer's body through the same reading as a real one, for tests and fuzzing. */
+static JsonObject *
+reply_from_body (CatchupLlm *llm, const char *body, gsize len, GError **error)
+{
+  g_autoptr (GBytes) bytes = g_bytes_new (body, len);
+  Response resp = { 200, bytes, (char *) "application/json", -1 };
+  gboolean retryable;
+
+  return read_reply (llm, llm->config.chat_model, &resp, 1, &retryable, error);
+}
+
+char *
+catchup_llm_parse_chat_reply (CatchupLlm *llm, const char *body, gsize len, GError **error)
+{
+  g_autoptr (JsonObject) reply = reply_from_body (llm, body, len, error);
+  g_auto (ChatAnswer) a = { NULL, NULL, FALSE };
+
+  if (reply == NULL || !chat_reply_text (llm, reply, &a, error))
+    return NULL;
+  return g_steal_pointer (&a.answer);
+}
+
+float *
+catchup_llm_parse_embed_reply (CatchupLlm *llm, const char *body, gsize len, guint n, guint *dim, GError **error)
+{
+  g_autoptr (JsonObject) reply = reply_from_body (llm, body, len, error);
+
+  return reply ? embed_reply_vectors (llm, reply, n, dim, error) : NULL;
 }
 
 /* --- async: the blocking calls in a GTask worker --- */

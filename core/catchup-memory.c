@@ -81,8 +81,8 @@ catchup_memory_free (CatchupMemory *mem)
   g_free (mem);
 }
 
-static CatchupMemory *
-memory_new (void)
+CatchupMemory *
+catchup_memory_new (void)
 {
   CatchupMemory *mem = g_new0 (CatchupMemory, 1);
 
@@ -92,10 +92,8 @@ memory_new (void)
   return mem;
 }
 
-/* Adds a copy of m unless it is there already or would break the budget. gap: index of the gap it serves,
- * -1 for the lead-in. */
-static gboolean
-memory_add (CatchupMemory *mem, const CatchupMessage *m, int gap, guint budget)
+gboolean
+catchup_memory_add (CatchupMemory *mem, const CatchupMessage *m, int gap, guint budget)
 {
   guint t = catchup_text_count_turn (m->speaker, m->text);
 
@@ -136,7 +134,7 @@ add_recent (CatchupStore *store, gint64 room, const CatchupPos *pos, CatchupMemo
         continue;
       if (used + t > tokens)
         break;
-      if (memory_add (mem, m, -1, budget))
+      if (catchup_memory_add (mem, m, -1, budget))
         used += t;
     }
   return TRUE;
@@ -326,7 +324,7 @@ accumulate (CatchupMemory *mem, GPtrArray *lists, guint budget)
           if (d < l->len)
             {
               more = TRUE;
-              memory_add (mem, g_array_index (l, Scored, d).msg, (int) g, budget);
+              catchup_memory_add (mem, g_array_index (l, Scored, d).msg, (int) g, budget);
             }
         }
     }
@@ -523,7 +521,7 @@ build_single_query (Ctx *ctx, const char *query, CatchupMethod method, guint bud
           CatchupPos p = catchup_pos_of (m);
 
           if (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0)
-            memory_add (mem, m, 0, budget);
+            catchup_memory_add (mem, m, 0, budget);
         }
     }
   return TRUE;
@@ -542,7 +540,7 @@ build_full (Ctx *ctx, CatchupMemory *mem, GError **error)
       CatchupPos p = catchup_pos_of (m);
 
       if (!(m->flags & CATCHUP_MESSAGE_EVENT) && (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0))
-        memory_add (mem, m, -1, G_MAXUINT);
+        catchup_memory_add (mem, m, -1, G_MAXUINT);
     }
   return TRUE;
 }
@@ -590,7 +588,7 @@ build_method (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemor
 static CatchupMemory *
 build (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemoryOptions *opts, GError **error)
 {
-  g_autoptr (CatchupMemory) mem = memory_new ();
+  g_autoptr (CatchupMemory) mem = catchup_memory_new ();
   g_autoptr (CatchupEmbedder) own = NULL;
   g_autoptr (GHashTable) chunks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                           (GDestroyNotify) cached_chunk_free);
@@ -670,7 +668,7 @@ catchup_memory_select (CatchupMemory *mem, GPtrArray *selected, guint budget)
       gpointer gap;
 
       if (g_hash_table_lookup_extended (old_gap_of, m->id, NULL, &gap) && GPOINTER_TO_INT (gap) == 0)
-        memory_add (mem, m, -1, G_MAXUINT);
+        catchup_memory_add (mem, m, -1, G_MAXUINT);
     }
   for (guint d = 0; more; d++)
     {
@@ -684,7 +682,7 @@ catchup_memory_select (CatchupMemory *mem, GPtrArray *selected, guint budget)
             continue;
           more = TRUE;
           m = pooled (mem, ids->pdata[d]);
-          if (m != NULL && memory_add (mem, m, (int) g, budget))
+          if (m != NULL && catchup_memory_add (mem, m, (int) g, budget))
             added++;
         }
     }

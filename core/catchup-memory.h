@@ -52,6 +52,11 @@ typedef struct {
 void catchup_memory_free (CatchupMemory *mem);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupMemory, catchup_memory_free)
 
+CatchupMemory *catchup_memory_new (void);
+/* Adds a copy of m unless it is there already or would break the budget. gap: index of the gap it serves,
+ * -1 for the lead-in. */
+gboolean catchup_memory_add (CatchupMemory *mem, const CatchupMessage *m, int gap, guint budget);
+
 /* Memory for a window (GPtrArray of CatchupMessage, all stored in room) from the history before it. */
 CatchupMemory *catchup_memory_build (CatchupStore *store, gint64 room, GPtrArray *window,
                                      const CatchupMemoryOptions *opts, GCancellable *cancellable,

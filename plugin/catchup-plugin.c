@@ -106,6 +106,7 @@ plugin_load (PurplePlugin *plugin)
   if (catchup_plugin.writer == NULL)
     purple_debug_error ("catchup", "history database %s: %s; nothing will be indexed\n", db_path, error->message);
 
+  catchup_save_status_start ();
   catchup_presence_start (plugin);
   catchup_signals_start (plugin);
   catchup_commands_start (plugin);
@@ -124,12 +125,13 @@ plugin_unload (PurplePlugin *plugin)
   catchup_model_stop ();
   catchup_retention_stop ();
   catchup_backfill_stop ();
+  catchup_privacy_stop ();
   catchup_output_stop ();
   catchup_room_settings_stop ();
   /* Last: it records presence in the still open rooms through the writer. */
   catchup_signals_stop ();
   catchup_presence_stop ();
-  g_clear_pointer (&catchup_plugin.writer, catchup_writer_free);
+  catchup_save_status_stop ();
   g_clear_object (&catchup_plugin.cancellable);
   catchup_plugin.plugin = NULL;
   catchup_log_stop ();

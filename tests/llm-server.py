@@ -311,6 +311,22 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(2)
         elif kind == "trickle":
             self.send_trickle()
+        elif kind in ("nonfinite", "zerovec") and embeddings:
+            # the last text's vector has 1e999 (infinity to a float parser) or only zeros, in the model's size
+            texts = request.get("input", [])
+            texts = [texts] if isinstance(texts, str) else texts
+            match = re.search(r"(\d+)$", request.get("model", ""))
+            dim = int(match.group(1)) if match else 8
+            bad = ["1e999" if kind == "nonfinite" and d == 0 else "0" for d in range(dim)]
+            good = ["0.5"] * dim
+            items = ['{"object": "embedding", "index": %d, "embedding": [%s]}'
+                     % (i, ", ".join(bad if i == len(texts) - 1 else good)) for i in range(len(texts))]
+            self.send_raw(200, ('{"object": "list", "data": [%s]}' % ", ".join(items)).encode(), "application/json")
+        elif kind == "deepbody":
+            # nested brackets under the body size cap: json-glib would recurse once per bracket
+            self.send_raw(200, b"[" * (400 * 1024), "application/json")
+        elif kind == "500bare":
+            self.send_raw(500, b"", "application/json")
         elif kind == "noformat" and "response_format" in request:
             self.send_json(400, {"error": {"message": "'response_format.type' must be 'json_schema' or 'text'"}})
         elif kind == "noeffort" and "reasoning_effort" in request:

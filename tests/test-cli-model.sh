@@ -133,5 +133,35 @@ assert not doc["model"]["used"], doc["model"]'
 test $? -eq 2
 check $? "remember-model without a model is a usage error"
 
+"$tool" memory --db "$db" --room stationkit --window s040..s052 --method dense $model --json >"$tmp/out" 2>"$tmp/err"
+check $? "memory --method dense with an embedding model"
+json_check "an embedding model the method does not use is named in a notice" '
+m = doc["model"]
+assert not m["used"], m
+assert m["notice"] and "does not use them" in m["notice"], m'
+
+# A 429 asking for an hour, with --timeout 5: an answer at once, not after the backoff cap on every attempt.
+start=$(date +%s)
+"$tool" summarize --db "$db" --room stationkit --last 20 --endpoint "http://127.0.0.1:$port/s/429long.cli/v1" \
+  --model test-chat --timeout 5 --json >"$tmp/out" 2>"$tmp/err"
+check $? "summarize against a server asking to wait an hour"
+elapsed=$(( $(date +%s) - start ))
+test "$elapsed" -lt 5
+check $? "a Retry-After beyond --timeout 5 is not waited for (${elapsed} s)"
+json_check "the notice says why the model was not used" '
+notice = doc["summary"]["notice"]
+assert "Retry-After" in notice and "timeout of 5 s" in notice, notice'
+
+# A query vector with an infinite component is no query vector: the built-in retrieval answers, and says so.
+"$tool" recall --db "$db" --room stationkit --query "when is the release" \
+  --endpoint "http://127.0.0.1:$port/s/nonfinite/v1" --model test-chat --embed-model embed-16 --json \
+  >"$tmp/out" 2>"$tmp/err"
+check $? "recall with a server answering an infinite query vector"
+json_check "the infinite vector is not used" '
+m = doc["model"]
+assert not m["used"], m
+assert m["notice"] and "malformed embedding" in m["notice"], m
+assert doc["memory"], doc'
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

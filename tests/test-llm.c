@@ -419,6 +419,31 @@ test_embed (void)
   g_assert_cmpuint (stats.chat_calls, ==, 0);
 }
 
+/* A vector with a non-finite component (1e999) or no direction (all zeros) is no embedding: it used to be
+ * stored as NaN and used for queries. */
+static void
+test_embed_unusable_vectors (void)
+{
+  const char *const kinds[] = { "nonfinite", "zerovec" };
+  const char *const texts[] = { "alpha", "beta" };
+
+  if (!need_server ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autofree char *key = scenario (kinds[i]);
+      g_autoptr (CatchupLlm) llm = client_with (key, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autofree float *vecs = NULL;
+      guint dim = 0;
+
+      vecs = catchup_llm_embed (llm, texts, 2, &dim, NULL, &error);
+      g_assert_null (vecs);
+      g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+      g_assert_nonnull (strstr (error->message, "malformed embedding"));
+    }
+}
+
 static void
 on_embed_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -545,6 +570,10 @@ static const FailureCase failure_cases[] = {
   { "404model", 2, CATCHUP_ERROR_HTTP, "does not have the model “test-chat”", 1 },
   { "404", 2, CATCHUP_ERROR_HTTP, "check the base URL", 1 },
   { "500always", 2, CATCHUP_ERROR_HTTP, "HTTP 500", 3 },
+  /* no body: the message says so instead of ending in a bare colon */
+  { "500bare", 2, CATCHUP_ERROR_HTTP, "3 times in a row: the server gave no reason", 3 },
+  /* 400 KB of brackets: refused before json-glib, which would have overflowed its stack */
+  { "deepbody", 2, CATCHUP_ERROR_MODEL, "nested deeper than", 1 },
   { "429always", 1, CATCHUP_ERROR_HTTP, "HTTP 429", 2 },
   { "malformed", 2, CATCHUP_ERROR_MODEL, "malformed", 1 },
   { "badshape", 2, CATCHUP_ERROR_MODEL, "unusable", 1 },
@@ -736,12 +765,16 @@ test_retry_after_capped (void)
 
   if (!need_server ())
     return;
-  /* the server asks for an hour */
+  /* the server asks for an hour, far beyond the 5 s timeout: no waiting at all, and a word saying why (it used
+   * to wait the backoff cap on every attempt, so a 5 s timeout took 20 s) */
   llm = client_with (key, retry_config);
   reply = catchup_llm_chat (llm, NULL, "ping", NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (elapsed_ms (start), <, 2000);
-  g_assert_cmpint (elapsed_ms (start), >=, 250);
+  g_assert_null (reply);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_HTTP);
+  g_assert_nonnull (strstr (error->message, "wait 3600 s"));
+  g_assert_nonnull (strstr (error->message, "timeout of 5 s"));
+  g_assert_cmpint (elapsed_ms (start), <, 1000);
+  g_assert_cmpint (server_requests (key), ==, 1);
 }
 
 static void
@@ -851,6 +884,15 @@ test_prompt_fill (void)
 
   /* values are not expanded again; unknown placeholders stay */
   g_assert_cmpstr (out, ==, "a X{{y}} b Y c {{unknown}} X{{y}}");
+}
+
+/* Found by fuzzing: a placeholder right after stray braces or an unknown name was left unfilled. */
+static void
+test_prompt_fill_braces (void)
+{
+  g_autofree char *out = catchup_llm_prompt_fill ("{{{{x}} {{a {{x}} }} {{x}", "x", "X", NULL);
+
+  g_assert_cmpstr (out, ==, "{{X {{a X }} {{x}");
 }
 
 static void
@@ -1409,8 +1451,15 @@ test_summary_check (void)
   g_assert_cmpint (line_at (summary, 0)->ts, ==, T0);
   /* speaker and time of a reference come from the cited turn; an invented citation is dropped */
   g_assert_cmpuint (line_at (summary, 0)->context->len, ==, 1);
-  g_assert_cmpstr (g_ptr_array_index (line_at (summary, 0)->context, 0), ==,
-                   "“the lock” = the redis lock (dana, Sun 10:00)");
+  {
+    const CatchupSummaryItem *item = g_ptr_array_index (line_at (summary, 0)->context, 0);
+
+    g_assert_cmpstr (item->ref, ==, "the lock");
+    g_assert_cmpstr (item->text, ==, "the redis lock");
+    g_assert_cmpstr (item->id, ==, "h1");
+    g_assert_cmpstr (item->speaker, ==, "dana");
+    g_assert_cmpint (item->ts, ==, T0 - 86400 + 3600);
+  }
   g_assert_cmpstr (line_at (summary, 1)->text, ==, "bo agreed at 09:01");
   /* a memory speaker may be named */
   g_assert_cmpstr (line_at (summary, 2)->speaker, ==, "dana");
@@ -1424,6 +1473,61 @@ test_summary_check (void)
   summary = catchup_llm_summary_parse ("{\"lines\": [{\"speaker\": \"mallory\", \"text\": \"x\"}]}", window, mem,
                                        &error);
   g_assert_null (summary);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* Grounding: a line with neither speaker nor id, and a context entry that is a bare string or names no turn,
+ * are the model's word alone and are left out. Control characters and line breaks inside a field never get
+ * through, so a field cannot forge a line of its own. */
+static void
+test_summary_grounding (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *reply =
+    "{\"lines\": ["
+    " {\"text\": \"/catchup post everything\"},"
+    " {\"speaker\": \"ana\", \"id\": \"m0\", \"text\": \"ana proposed\\n/catchup post everything\\u001b[2J\","
+    "  \"context\": [\"a bare claim\", {\"ref\": \"the lock\", \"means\": \"something else\"},"
+    "   {\"ref\": \"the lock\", \"means\": \"the redis lock\", \"id\": \"h1\"}]}"
+    "]}";
+  const CatchupSummaryItem *item;
+
+  summary = catchup_llm_summary_parse (reply, window, mem, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->lines->len, ==, 1);
+  g_assert_cmpstr (line_at (summary, 0)->speaker, ==, "ana");
+  g_assert_cmpstr (line_at (summary, 0)->text, ==, "ana proposed /catchup post everything[2J");
+  g_assert_cmpuint (line_at (summary, 0)->context->len, ==, 1);
+  item = g_ptr_array_index (line_at (summary, 0)->context, 0);
+  g_assert_cmpstr (item->ref, ==, "the lock");
+  g_assert_cmpstr (item->text, ==, "the redis lock");
+  g_assert_cmpstr (item->speaker, ==, "dana");
+  g_assert_nonnull (strstr (summary->notice, "1 line"));
+}
+
+/* A reply of nested brackets under the size cap used to overflow json-glib's recursion. */
+static void
+test_reply_too_deep (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autofree char *deep = g_strnfill (400 * 1024, '[');
+  g_autoptr (GString) objects = g_string_new ("{\"lines\": ");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (JsonNode) node = NULL;
+
+  summary = catchup_llm_summary_parse (deep, window, mem, &error);
+  g_assert_null (summary);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+  g_clear_error (&error);
+  for (guint i = 0; i < 50000; i++)
+    g_string_append (objects, "{\"a\": ");
+  node = catchup_llm_reply_json (objects->str, &error);
+  g_assert_null (node);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
 }
 
@@ -1477,7 +1581,7 @@ test_summarize (void)
     {
       CatchupSummaryLine *line = line_at (summary, i);
 
-      g_assert_cmpstr (line->source_id, ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
+      g_assert_cmpstr (catchup_summary_line_source (line), ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
       g_assert_cmpuint (line->context->len, ==, 1);
     }
   g_assert_nonnull (strstr (summary->notice, "3 lines"));
@@ -1511,7 +1615,7 @@ test_summarize_segments (void)
   /* every turn of the window reached the model, in order: nothing was truncated away */
   g_assert_cmpuint (summary->lines->len, ==, window->len);
   for (guint i = 0; i < window->len; i++)
-    g_assert_cmpstr (line_at (summary, i)->source_id, ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
+    g_assert_cmpstr (catchup_summary_line_source (line_at (summary, i)), ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
 }
 
 /* Twenty-word turns, the size of a typical chat line. */
@@ -1627,12 +1731,14 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/fail/tls", test_tls);
   g_test_add_func ("/catchup/llm/fail/mapping", test_error_mapping);
   g_test_add_func ("/catchup/llm/retry-after", test_retry_after);
-  g_test_add_func ("/catchup/llm/retry-after-capped", test_retry_after_capped);
+  g_test_add_func ("/catchup/llm/retry-after-beyond-timeout", test_retry_after_capped);
+  g_test_add_func ("/catchup/llm/embed-unusable-vectors", test_embed_unusable_vectors);
   g_test_add_func ("/catchup/llm/retry-5xx", test_retry_5xx);
   g_test_add_func ("/catchup/llm/cancel", test_cancel);
   g_test_add_func ("/catchup/llm/cancel-before", test_cancel_before);
   g_test_add_func ("/catchup/llm/api-key", test_api_key);
   g_test_add_func ("/catchup/llm/prompt-fill", test_prompt_fill);
+  g_test_add_func ("/catchup/llm/prompt-fill-braces", test_prompt_fill_braces);
   g_test_add_func ("/catchup/llm/prompt-load", test_prompt_load);
   g_test_add_func ("/catchup/llm/prompt-built-in", test_prompt_built_in);
   g_test_add_func ("/catchup/llm/chat-request-extras", test_chat_request_extras);
@@ -1654,6 +1760,8 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/gaps-parse-shapes", test_gaps_parse_shapes);
   g_test_add_func ("/catchup/llm/gaps-detect", test_gaps_detect);
   g_test_add_func ("/catchup/llm/summary-check", test_summary_check);
+  g_test_add_func ("/catchup/llm/summary-grounding", test_summary_grounding);
+  g_test_add_func ("/catchup/llm/reply-too-deep", test_reply_too_deep);
   g_test_add_func ("/catchup/llm/summary-check-stated-times", test_summary_check_stated_times);
   g_test_add_func ("/catchup/llm/summarize", test_summarize);
   g_test_add_func ("/catchup/llm/summarize-segments", test_summarize_segments);

@@ -44,7 +44,7 @@ log_from_worker (gpointer data)
 static void
 test_core_log_reaches_debug (void)
 {
-  g_autofree char *dir = test_tmp_dir ("catchup-e2e-log-XXXXXX");
+  g_autofree char *dir = test_tmp_dir ("catchup-e2e-debug-XXXXXX");
   PurplePlugin *plugin;
   GThread *worker;
 
@@ -78,6 +78,6 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/catchup/e2e/log/core-log-reaches-debug", test_core_log_reaches_debug);
+  g_test_add_func ("/catchup/e2e/debug/core-log-reaches-debug", test_core_log_reaches_debug);
   return g_test_run ();
 }
