@@ -625,6 +625,7 @@ catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error)
   static const char *const deletes[] = {
     "DELETE FROM records WHERE room = ?1",
     "DELETE FROM records_state WHERE room = ?1",
+    "DELETE FROM room_speakers WHERE room = ?1",
     "DELETE FROM chunks WHERE room = ?1",
     "DELETE FROM messages WHERE room = ?1",
     "DELETE FROM room_settings WHERE room = ?1",
