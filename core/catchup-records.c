@@ -692,15 +692,17 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
                        error);
 }
 
-/* The roster's turn counts, for the messages about to be read. */
+/* The roster's turn counts, for the messages about to be read; *new_speaker tells whether one is new. */
 static gboolean
-count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GError **error)
+count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, gboolean *new_speaker, GError **error)
 {
   sqlite3_stmt *st = catchup_store_prepare (store,
                                             "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, 1)"
-                                            " ON CONFLICT (room, speaker) DO UPDATE SET turns = turns + 1",
+                                            " ON CONFLICT (room, speaker) DO UPDATE SET turns = turns + 1"
+                                            " RETURNING turns",
                                             error);
 
+  *new_speaker = FALSE;
   if (st == NULL)
     return FALSE;
   for (guint i = 0; i < msgs->len; i++)
@@ -713,6 +715,11 @@ count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GError **erro
       sqlite3_bind_int64 (st, 1, room);
       sqlite3_bind_text (st, 2, m->speaker, -1, SQLITE_TRANSIENT);
       rc = sqlite3_step (st);
+      if (rc == SQLITE_ROW)
+        {
+          *new_speaker |= sqlite3_column_int64 (st, 0) == 1;
+          rc = sqlite3_step (st);
+        }
       sqlite3_reset (st);
       if (rc != SQLITE_DONE)
         {
@@ -721,6 +728,43 @@ count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GError **erro
         }
     }
   return TRUE;
+}
+
+/* A prepared roster kept with the store between runs: a live room's writer runs once per message or so, and
+ * preparing thousands of nicks each time would cost more than the records. Rebuilt when a speaker is new. */
+typedef struct {
+  char **names;
+  Roster roster;
+} CachedRoster;
+
+static void
+cached_roster_free (CachedRoster *c)
+{
+  roster_clear (&c->roster);
+  g_strfreev (c->names);
+  g_free (c);
+}
+
+static const Roster *
+prepared_roster (CatchupStore *store, gint64 room, gboolean changed, GError **error)
+{
+  CachedRoster *c;
+
+  if (store->rosters == NULL)
+    store->rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
+  c = g_hash_table_lookup (store->rosters, &room);
+  if (c != NULL && !changed)
+    return &c->roster;
+  c = g_new0 (CachedRoster, 1);
+  c->names = catchup_records_roster (store, room, error);
+  if (c->names == NULL)
+    {
+      g_free (c);
+      return NULL;
+    }
+  roster_init (&c->roster, (const char *const *) c->names);
+  g_hash_table_insert (store->rosters, g_memdup2 (&room, sizeof room), c);
+  return &c->roster;
 }
 
 static gboolean
@@ -756,7 +800,9 @@ new_messages (CatchupStore *store, gint64 room, gint64 seen, guint max_messages,
 {
   sqlite3_stmt *st = catchup_store_prepare (store,
                                             "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
-                                            " WHERE room = ?1 AND row > ?2 ORDER BY row LIMIT ?3",
+                                            /* "+room": by row, not through the room's whole order index
+                                             * and a sort of it; only rows after ?2 are read */
+                                            " WHERE +room = ?1 AND row > ?2 ORDER BY row LIMIT ?3",
                                             error);
 
   if (st == NULL)
@@ -771,9 +817,8 @@ static gboolean
 update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_records, GError **error)
 {
   g_autoptr (GPtrArray) msgs = NULL;
-  g_auto (GStrv) roster = NULL;
-  gboolean ok = TRUE;
-  Roster prepared;
+  const Roster *roster;
+  gboolean ok = TRUE, new_speaker;
   gint64 seen;
 
   if (!read_state (store, room, &seen, error) ||
@@ -781,20 +826,19 @@ update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_re
     return FALSE;
   if (msgs->len == 0)
     return TRUE;
-  if (!count_speakers (store, room, msgs, error) || (roster = catchup_records_roster (store, room, error)) == NULL)
+  if (!count_speakers (store, room, msgs, &new_speaker, error) ||
+      (roster = prepared_roster (store, room, new_speaker, error)) == NULL)
     return FALSE;
-  roster_init (&prepared, (const char *const *) roster);
   for (guint i = 0; i < msgs->len && ok; i++)
     {
       CatchupMessage *m = msgs->pdata[i];
-      g_autoptr (GPtrArray) recs = extract_line (m, &prepared);
+      g_autoptr (GPtrArray) recs = extract_line (m, roster);
 
       for (guint r = 0; r < recs->len && ok; r++)
         ok = catchup_records_add (store, room, recs->pdata[r], 0, error);
       *n_records += recs->len;
       seen = MAX (seen, m->row);
     }
-  roster_clear (&prepared);
   return ok && run_ints (store, "INSERT OR REPLACE INTO records_state (room, max_row) VALUES (?1, ?2)", room, seen, error);
 }
 

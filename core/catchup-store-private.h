@@ -12,6 +12,7 @@ struct _CatchupStore {
   guint txn_depth;
   gboolean txn_failed; /* an inner level rolled back: the outermost commit must roll back too */
   GHashTable *stmts;   /* SQL text -> prepared sqlite3_stmt*, finalized on close */
+  GHashTable *rosters; /* room -> the records writer's prepared roster (catchup-records.c); NULL until used */
 };
 
 /*

@@ -341,6 +341,7 @@ catchup_store_close (CatchupStore *store)
     }
   /* Statements first: sqlite3_close refuses a connection with live statements. */
   g_clear_pointer (&store->stmts, g_hash_table_unref);
+  g_clear_pointer (&store->rosters, g_hash_table_unref);
   if (store->db != NULL)
     sqlite3_close (store->db);
   g_free (store->path);
