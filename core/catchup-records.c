@@ -480,7 +480,8 @@ catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
 
 /* A record with its provenance message's id, and that message's text when the record has none of its own. */
 #define RECORD_SELECT \
-  "SELECT r.id, r.kind, r.scope, r.flags, r.source, r.owner, r.subject, coalesce (r.text, m.body), r.ts, r.row," \
+  "SELECT r.id, r.kind, r.scope, r.flags, r.source, r.owner, r.subject, coalesce (nullif (r.text, ''), m.body)," \
+  " r.ts, r.row," \
   " m.uid, r.supersedes, r.superseded_by FROM records r JOIN messages m ON m.row = r.row"
 
 static gpointer
@@ -603,8 +604,8 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
   sqlite3_bind_text (st, 10, rec->owner, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (st, 11, rec->subject ? rec->subject : "", -1, SQLITE_TRANSIENT);
   /* the rule-based writer's text is the message's own: it is read through the message, not stored twice */
-  if (rec->flags & CATCHUP_RECORD_FLAG_OWN_TEXT)
-    sqlite3_bind_text (st, 12, rec->text ? rec->text : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 12, (rec->flags & CATCHUP_RECORD_FLAG_OWN_TEXT) && rec->text ? rec->text : "", -1,
+                     SQLITE_TRANSIENT);
   if (rec->supersedes)
     sqlite3_bind_int64 (st, 13, rec->supersedes);
   if (sqlite3_step (st) != SQLITE_DONE)

@@ -9,9 +9,12 @@ G_BEGIN_DECLS
 struct _CatchupStore {
   sqlite3 *db;
   char *path;
-  guint txn_depth;
-  gboolean txn_failed; /* an inner level rolled back: the outermost commit must roll back too */
+  guint txn_depth;     /* levels above the first are savepoints */
+  int last_rc;         /* of the last failure reported */
   GHashTable *stmts;   /* SQL text -> prepared sqlite3_stmt*, finalized on close */
+  GCancellable *abort; /* connection-wide: cancelled, every statement stops and no lock is waited for */
+  GCancellable *cancellable; /* the running operation's (may be NULL) */
+  guint busy_timeout_ms;
   GHashTable *rosters; /* room -> the records writer's prepared roster (catchup-records.c); NULL until used */
 };
 
@@ -95,37 +98,48 @@ struct _CatchupStore {
 
 /*
  * Version 5: the derived track (catchup-records.c). A record is one fact, stance, commitment, decision, norm,
- * relation or status drawn from a stored message (row: its provenance), by source (who said it) about
- * owner (whom it concerns; '' for the group). text is NULL when it is the message's own (the rule-based writer's
- * records: read through the message, not stored twice). subject holds the record's content terms, space-separated: a
+ * relation or status drawn from a stored message (row, uid: its provenance), by source (who said it) about
+ * owner (whom it concerns; '' for the group). subject holds the record's content terms, space-separated: a
  * later record of the same owner and family sharing one of them supersedes the earlier, which is kept, so the
- * chain shows how it changed and the head what holds now; records_heads finds the heads without walking the
- * chains. records_state: the highest message row the writer of records has read per room, so building is
- * incremental and survives a restart. room_speakers: each room's roster with its turns, counted as records are
- * built (a room of IRC logs has thousands of nicks; counting them from the messages every time is a scan).
+ * chain shows how it changed and the head what holds now. records_state: the highest message row the writer of
+ * records has read per room, so building is incremental and survives a restart.
  */
 #define CATCHUP_STORE_SCHEMA_V5 \
   "CREATE TABLE records (" \
   "  id INTEGER PRIMARY KEY," \
   "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
   "  row INTEGER NOT NULL REFERENCES messages (row) ON DELETE CASCADE," \
-  "  ts INTEGER NOT NULL," \
+  "  uid TEXT NOT NULL, ts INTEGER NOT NULL," \
   "  kind INTEGER NOT NULL, family INTEGER NOT NULL, scope INTEGER NOT NULL, flags INTEGER NOT NULL DEFAULT 0," \
-  "  source TEXT NOT NULL, owner TEXT NOT NULL, subject TEXT NOT NULL, text TEXT," \
+  "  source TEXT NOT NULL, owner TEXT NOT NULL, subject TEXT NOT NULL, text TEXT NOT NULL," \
   "  supersedes INTEGER REFERENCES records (id) ON DELETE SET NULL," \
   "  superseded_by INTEGER REFERENCES records (id) ON DELETE SET NULL);" \
   "CREATE INDEX records_owner ON records (room, owner, family, ts);" \
   "CREATE INDEX records_row ON records (row);" \
   "CREATE INDEX records_supersedes ON records (supersedes);" \
   "CREATE INDEX records_superseded_by ON records (superseded_by);" \
-  "CREATE INDEX records_heads ON records (room, owner, family, scope, ts) WHERE superseded_by IS NULL;" \
   "CREATE TABLE records_state (" \
   "  room INTEGER PRIMARY KEY REFERENCES rooms (id) ON DELETE CASCADE," \
-  "  max_row INTEGER NOT NULL);" \
+  "  max_row INTEGER NOT NULL);"
+
+/*
+ * Version 6: a rule-based record's text is its message's, read through the message instead of stored twice
+ * ('' in records.text; the provenance id is the message's uid, so records.uid goes too). records_heads finds
+ * the heads without walking the chains. room_speakers: each room's roster with its turns, counted as records
+ * are built (a room of IRC logs has thousands of nicks; counting them from the messages every time is a scan);
+ * the migration counts what the records already cover.
+ */
+#define CATCHUP_STORE_SCHEMA_V6 \
+  "ALTER TABLE records DROP COLUMN uid;" \
+  "UPDATE records SET text = '';" \
+  "CREATE INDEX records_heads ON records (room, owner, family, scope, ts) WHERE superseded_by IS NULL;" \
   "CREATE TABLE room_speakers (" \
   "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
   "  speaker TEXT NOT NULL, turns INTEGER NOT NULL," \
-  "  PRIMARY KEY (room, speaker));"
+  "  PRIMARY KEY (room, speaker));" \
+  "INSERT INTO room_speakers (room, speaker, turns)" \
+  "  SELECT m.room, m.speaker, count(*) FROM messages m JOIN records_state s ON s.room = m.room AND m.row <= s.max_row" \
+  "  WHERE m.flags & 8 = 0 AND m.speaker != '' GROUP BY m.room, m.speaker;"
 
 /* Cached prepared statement (reset, bindings cleared); NULL with error set. */
 sqlite3_stmt *catchup_store_prepare (CatchupStore *store, const char *sql, GError **error);

@@ -169,6 +169,9 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
   opts.memory.budget = job->settings.budget;
   opts.length = job->settings.length;
   opts.language = job->settings.language;
+  /* the user's nick in this room: lines that name them go under "For you" */
+  if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_CHAT)
+    opts.me = (char *) purple_conv_chat_get_nick (PURPLE_CONV_CHAT (conv));
   /* the run copies the settings and makes its own client */
   opts.model = model;
   catchup_engine_run_async (db_path, job->spec, &job->window, &opts, catchup_plugin.cancellable, engine_done, job);
@@ -197,8 +200,11 @@ preview_done (GObject *source, GAsyncResult *res, gpointer data)
     }
   if (preview == NULL || preview->count == 0)
     {
+      /* After an absence IRC could not show, "nothing" would be untrue: say what was not received. */
+      g_autofree char *gap = preview ? catchup_presence_gap_text (conv) : NULL;
+
       if (!job->automatic)
-        catchup_output_local (conv, preview ? _("Nothing to catch up on here yet.") : error->message);
+        catchup_output_local (conv, gap ? gap : preview ? _("Nothing to catch up on here yet.") : error->message);
       job_free (job);
       return;
     }
@@ -292,7 +298,10 @@ status_done (GObject *source, GAsyncResult *res, gpointer data)
     g_string_append_printf (text, _("Summaries: %s at %s."), purple_prefs_get_string (CATCHUP_PREF_CHAT_MODEL),
                             endpoint);
   g_string_append_c (text, '\n');
-  g_string_append_printf (text, _("Database: %s"), catchup_writer_get_path (catchup_plugin.writer));
+  {
+    g_autofree char *kept = catchup_privacy_status_text (conv);
+    g_string_append (text, kept);
+  }
   catchup_writer_get_stats (catchup_plugin.writer, NULL, &n_errors, &last_error);
   if (n_errors != 0)
     {
@@ -385,7 +394,7 @@ ask_forget (PurpleConversation *conv)
 static const char *
 usage (void)
 {
-  /* TRANSLATORS: keep "/catchup" and its keywords (post, settings, status, forget, import-logs, help) as they
+  /* Translators: keep "/catchup" and its keywords (post, settings, status, forget, import-logs, help) as they
    * are. */
   return _("Usage: /catchup [N | 2h | 45m | 1d | post [N | 2h] | settings | status | forget | import-logs | help]\n"
            "/catchup: what was said since you were last here\n"
@@ -565,7 +574,7 @@ on_catchup (PurpleConversation *conv, const char *cmd, char **args, char **error
 void
 catchup_commands_start (PurplePlugin *plugin)
 {
-  /* TRANSLATORS: HTML; keep "catchup" and its keywords untranslated. */
+  /* Translators: HTML; keep "catchup" and its keywords untranslated. */
   const char *help = _("catchup [N | 2h | 45m | 1d | post | settings | status | forget | import-logs | help]: "
                        "a summary of what you missed here, written only for you. "
                        "import-logs adds this room's chat logs to its history.");

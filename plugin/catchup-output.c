@@ -24,6 +24,16 @@ write_local (PurpleConversation *conv, const char *html)
   purple_conversation_write (conv, NULL, html, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, time (NULL));
 }
 
+/* Chat, model or file text as conversation markup: the one sanitiser (control characters, ESC, bidi overrides,
+ * line breaks inside a field), then escaped. */
+static char *
+escape_field (const char *text)
+{
+  g_autofree char *safe = catchup_text_sanitize (text);
+
+  return g_markup_escape_text (safe, -1);
+}
+
 static void
 append_escaped_lines (GString *html, const char *plain)
 {
@@ -31,7 +41,7 @@ append_escaped_lines (GString *html, const char *plain)
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
-      g_autofree char *escaped = g_markup_escape_text (lines[i], -1);
+      g_autofree char *escaped = escape_field (lines[i]);
 
       g_string_append_printf (html, "%s%s", i ? "<br>" : "", escaped);
     }
@@ -55,21 +65,66 @@ clock_time (gint64 ts)
 }
 
 static void
+append_item_html (GString *html, const char *label, const CatchupSummaryItem *item)
+{
+  g_autofree char *text = escape_field (item->text);
+  g_autofree char *ref = item->ref ? escape_field (item->ref) : NULL;
+
+  g_string_append (html, "<br>&nbsp;&nbsp;&nbsp;↳ ");
+  if (label != NULL)
+    g_string_append_printf (html, "%s ", label);
+  if (ref != NULL)
+    g_string_append_printf (html, "“%s” → ", ref);
+  g_string_append (html, text);
+  if (item->speaker != NULL)
+    {
+      g_autofree char *speaker = escape_field (item->speaker);
+      g_autofree char *when = clock_time (item->ts);
+
+      g_string_append_printf (html, " (%s, %s)", speaker, when);
+    }
+}
+
+static void
+append_items_html (GString *html, const char *label, GPtrArray *items)
+{
+  g_autofree char *escaped = label ? g_markup_escape_text (label, -1) : NULL;
+
+  for (guint i = 0; items != NULL && i < items->len; i++)
+    append_item_html (html, escaped, items->pdata[i]);
+}
+
+static void
 append_line_html (GString *html, const CatchupSummaryLine *line)
 {
-  g_autofree char *speaker = g_markup_escape_text (line->speaker ? line->speaker : "", -1);
+  g_autofree char *speaker = escape_field (line->speaker);
   g_autofree char *when = clock_time (line->ts);
 
   g_string_append (html, "<br>");
   if (line->speaker != NULL)
     g_string_append_printf (html, "<b>%s</b> (%s): ", speaker, when);
   append_escaped_lines (html, line->text ? line->text : "");
-  for (guint i = 0; line->context != NULL && i < line->context->len; i++)
+  append_items_html (html, NULL, line->context);
+  /* Translators: label of an earlier state that a catch-up line revises */
+  append_items_html (html, _("was:"), line->supersedes);
+  /* Translators: label of an answer under a catch-up line */
+  append_items_html (html, _("reply:"), line->reply);
+  /* Translators: label of an assent under a catch-up line */
+  append_items_html (html, _("agreed:"), line->agreed);
+  if (line->no_reply)
     {
-      g_autofree char *context = g_markup_escape_text (line->context->pdata[i], -1);
+      g_autofree char *none = g_markup_escape_text (_("no reply yet"), -1);
 
-      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", context);
+      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", none);
     }
+}
+
+static void
+append_section_html (GString *html, CatchupSection section)
+{
+  g_autofree char *title = g_markup_escape_text (catchup_section_title (section), -1);
+
+  g_string_append_printf (html, "<br><i>%s</i>", title);
 }
 
 /* One debug line per catch-up shown, with a stable wording that the Pidgin smoke test waits for. */
@@ -111,10 +166,16 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
     }
   append_escaped_lines (html, summary->headline ? summary->headline : "");
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
-    append_line_html (html, summary->lines->pdata[i]);
+    {
+      const CatchupSummaryLine *line = summary->lines->pdata[i];
+
+      if (i == 0 || line->section != ((CatchupSummaryLine *) summary->lines->pdata[i - 1])->section)
+        append_section_html (html, line->section);
+      append_line_html (html, line);
+    }
   if (summary->notice != NULL)
     {
-      g_autofree char *notice = g_markup_escape_text (summary->notice, -1);
+      g_autofree char *notice = escape_field (summary->notice);
 
       g_string_append_printf (html, "<br><i>%s</i>", notice);
     }
@@ -243,7 +304,7 @@ summary_lines (const CatchupSummary *summary)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
 
-  /* TRANSLATORS: prefix of summaries posted to a room, so that readers know where they come from. */
+  /* Translators: prefix of summaries posted to a room, so that readers know where they come from. */
   g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), summary->headline ? summary->headline : ""));
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
     {
@@ -300,7 +361,7 @@ send_next (gpointer data)
   ekey = echo_key (queue->key, line);
   g_hash_table_insert (echoes, ekey, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (echoes, ekey)) + 1));
   /* Outgoing chat text is markup to libpurple. */
-  escaped = g_markup_escape_text (line, -1);
+  escaped = escape_field (line);
   purple_conv_chat_send (PURPLE_CONV_CHAT (conv), escaped);
   if (!g_queue_is_empty (&queue->lines))
     return TRUE;

@@ -16,10 +16,13 @@ catchup_prefs_init (void)
   purple_prefs_add_string (CATCHUP_PREF_EMBED_MODEL, "");
   purple_prefs_add_string (CATCHUP_PREF_API_KEY, "");
   purple_prefs_add_int (CATCHUP_PREF_TIMEOUT, 60);
+  purple_prefs_add_bool (CATCHUP_PREF_THINKING, TRUE);
   purple_prefs_add_bool (CATCHUP_PREF_INDEX_IMS, FALSE);
+  purple_prefs_add_int (CATCHUP_PREF_INDEX_UNLOGGED, CATCHUP_INDEX_UNLOGGED_ASK);
   purple_prefs_add_int (CATCHUP_PREF_RETENTION_DAYS, 0);
   purple_prefs_add_string (CATCHUP_PREF_DB_PATH, "");
   purple_prefs_add_int (CATCHUP_PREF_SETTLE_MS, 5000);
+  purple_prefs_add_int (CATCHUP_PREF_HEARTBEAT, 60);
   purple_prefs_add_int (CATCHUP_PREF_COOLDOWN, 30 * 60);
   purple_prefs_add_int (CATCHUP_PREF_POST_INTERVAL, 1500);
 
@@ -94,6 +97,8 @@ catchup_prefs_frame (PurplePlugin *plugin)
   purple_plugin_pref_set_masked (key, TRUE);
   purple_plugin_pref_frame_add (frame, key);
   add_int_pref (frame, CATCHUP_PREF_TIMEOUT, _("Timeout (seconds)"), 1, 3600);
+  add_pref (frame, CATCHUP_PREF_THINKING, _("Let a reasoning model think before it answers (slower; off only "
+                                            "where the server allows it)"));
 
   add_header (frame, _("Defaults for rooms without settings of their own"));
   add_pref (frame, CATCHUP_PREF_DEF_INDEX, _("Keep a history index"));
@@ -107,6 +112,7 @@ catchup_prefs_frame (PurplePlugin *plugin)
 
   add_header (frame, _("History"));
   add_pref (frame, CATCHUP_PREF_INDEX_IMS, _("Also index instant messages"));
+  catchup_privacy_add_pref (frame);
   add_int_pref (frame, CATCHUP_PREF_RETENTION_DAYS, _("Keep history for this many days (0: keep)"), 0, 36500);
   db_hint = g_strdup_printf (_("Database file (empty: %s)"), "catchup/history.db");
   add_pref (frame, CATCHUP_PREF_DB_PATH, db_hint);

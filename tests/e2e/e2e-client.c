@@ -121,6 +121,17 @@ e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const cha
   return -1;
 }
 
+guint
+e2e_count_lines (const char *needle)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < e2e_lines->len; i++)
+    if (strstr (((E2eLine *) e2e_lines->pdata[i])->message, needle) != NULL)
+      n++;
+  return n;
+}
+
 /* ---------- requests: answered as a user would, from the main loop ---------- */
 
 typedef struct {
@@ -456,6 +467,46 @@ e2e_join (PurpleAccount *account, const char *room, const char *conv_name)
   g_hash_table_destroy (components);
   g_assert_true (e2e_wait (conv_joined, &q, 20000));
   return purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, conv_name, account);
+}
+
+/* ---------- a second client process ---------- */
+
+static void
+client_exited (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  *(int *) data = g_subprocess_wait_check_finish (G_SUBPROCESS (source), res, &error) ? 1 : 2;
+  if (error != NULL)
+    g_printerr ("second client: %s\n", error->message);
+}
+
+static gboolean
+client_done (gpointer data)
+{
+  return *(int *) data != 0;
+}
+
+gboolean
+e2e_run_client (const char *self, const char *const *args, guint timeout_ms)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) client = NULL;
+  int outcome = 0;
+
+  g_ptr_array_add (argv, (gpointer) self);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  client = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_NONE, &error);
+  if (client == NULL)
+    {
+      g_printerr ("second client: %s\n", error->message);
+      return FALSE;
+    }
+  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
+  return e2e_wait (client_done, &outcome, timeout_ms) && outcome == 1;
 }
 
 /* ---------- servers and data ---------- */

@@ -54,6 +54,13 @@ PurpleChat *e2e_blist_add_chat (PurpleAccount *account, const char *room);
 /* Lines written into conv (by name) after index from with all of flags; returns the first index or -1. */
 int e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring);
 
+/* How many lines written so far (into any conversation) contain needle. */
+guint e2e_count_lines (const char *needle);
+
+/* Runs this test program (self) again with args as a client of its own, waited for from the main loop so that
+ * this one's connections stay answered; TRUE when it exited with status 0. */
+gboolean e2e_run_client (const char *self, const char *const *args, guint timeout_ms);
+
 /* Servers and data shared by the end-to-end tests. */
 /* Whether something accepts connections on 127.0.0.1:port (a wait condition: pass the port as pointer). */
 gboolean e2e_port_open (gpointer port);
