@@ -377,7 +377,7 @@ phase_memory (const char *db, const char *method_name, guint runs, guint budget,
       double elapsed = (g_get_monotonic_time () - t0) / 1e3;
       double cpu = (cpu_seconds () - cpu0) * 1e3;
 
-      if (mem == NULL)
+      if (mem == NULL || summary == NULL)
         goto fail;
       if (i == 0)
         first = elapsed;
