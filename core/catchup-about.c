@@ -25,12 +25,13 @@ char *
 catchup_about_resolve (CatchupStore *store, gint64 room, const char *person, GError **error)
 {
   g_auto (GStrv) roster = catchup_records_roster (store, room, error);
-  g_autofree char *name = g_strstrip (g_strdup (person && person[0] == '@' ? person + 1 : person ? person : ""));
+  const char *name = person && person[0] == '@' ? person + 1 : person;
+  g_autofree char *trimmed = g_strstrip (g_strdup (name ? name : ""));
   g_autofree char *want = NULL;
 
   if (roster == NULL)
     return NULL;
-  want = catchup_records_fold (name);
+  want = catchup_records_fold (trimmed);
   for (guint i = 0; roster[i]; i++)
     {
       g_autofree char *folded = catchup_records_fold (roster[i]);
@@ -39,7 +40,7 @@ catchup_about_resolve (CatchupStore *store, gint64 room, const char *person, GEr
         return g_strdup (roster[i]);
     }
   g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND, _("Nobody called “%s” has written in this room"),
-               name);
+               name ? name : "");
   return NULL;
 }
 
