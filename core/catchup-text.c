@@ -275,3 +275,33 @@ catchup_text_fts_query (const char *text, guint max_terms)
 
   return catchup_text_fts_or (words, max_terms);
 }
+
+/* Characters no display shows the same way: bidi controls, zero-width and other invisible format characters. */
+static gboolean
+is_invisible_format (gunichar c)
+{
+  return c == 0x00AD || c == 0x061C || c == 0x180E || (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E)
+         || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB);
+}
+
+char *
+catchup_text_sanitize (const char *text, gboolean keep_newlines)
+{
+  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+  GString *out = g_string_sized_new (strlen (valid));
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == '\n')
+        g_string_append_c (out, keep_newlines ? '\n' : ' ');
+      else if (c == '\t')
+        g_string_append_c (out, ' ');
+      else if (c < 0x20 || (c >= 0x7F && c < 0xA0) || is_invisible_format (c))
+        continue;
+      else
+        g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}

@@ -27,4 +27,10 @@ char *catchup_text_fts_query (const char *text, guint max_terms);
 /* The same over terms already cut: the first max_terms distinct ones, each a quoted phrase, OR-ed. */
 char *catchup_text_fts_or (GPtrArray *terms, guint max_terms);
 
+/* Text safe to write into a conversation or a terminal and to send to a room, whoever wrote it (chat, model,
+ * file): valid UTF-8 (invalid bytes replaced), without control characters (C0, DEL, C1: escape sequences,
+ * IRC colour and CTCP codes), bidi overrides and isolates, or zero-width and format characters that terminals
+ * count differently; a tab becomes a space. Line breaks are kept when keep_newlines, else each becomes a space. */
+char *catchup_text_sanitize (const char *text, gboolean keep_newlines);
+
 G_END_DECLS

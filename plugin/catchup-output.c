@@ -7,13 +7,18 @@
 #include <debug.h>
 #include <eventloop.h>
 #include <prefs.h>
+#include <request.h>
 
 /* Bytes of text per line posted to IRC: 512 minus the command, channel and the sender prefix servers add. */
 #define IRC_LINE_BYTES 400
 /* Elsewhere lines are only kept readable. */
 #define OTHER_LINE_BYTES 2000
-/* Inserted into nicks so that posting a summary does not highlight everyone it mentions. */
-#define ZERO_WIDTH_JOINER "\xe2\x80\x8d"
+/* Inserted after a nick's first character so that posting a summary does not highlight everyone it mentions.
+ * A visible character of width one (U+00B7 MIDDLE DOT): zero-width joiners or spaces are counted differently by
+ * terminal clients (Finch's window border, irssi) and by the terminal, which breaks their layout. */
+#define DEFUSE_MARK "\xc2\xb7"
+/* Columns of the post preview: Finch's dialogs do not wrap. */
+#define PREVIEW_COLUMNS 72
 
 /* ---------- local output ---------- */
 
@@ -27,7 +32,8 @@ write_local (PurpleConversation *conv, const char *html)
 static void
 append_escaped_lines (GString *html, const char *plain)
 {
-  g_auto (GStrv) lines = g_strsplit (plain, "\n", -1);
+  g_autofree char *safe = catchup_text_sanitize (plain, TRUE);
+  g_auto (GStrv) lines = g_strsplit (safe, "\n", -1);
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
@@ -178,7 +184,7 @@ defuse (const char *text, GPtrArray *nicks)
       g_string_append_len (out, p, next - p);
       if (len > (gsize) (next - p))
         {
-          g_string_append (out, ZERO_WIDTH_JOINER);
+          g_string_append (out, DEFUSE_MARK);
           g_string_append_len (out, next, len - (next - p));
           next = p + len;
         }
@@ -238,21 +244,31 @@ split_into (GQueue *out, const char *line, gsize limit)
     }
 }
 
+/* One summary line as posted: who, what, and what its references resolve to, in words, on one line. */
+static char *
+post_line (const CatchupSummaryLine *line)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  if (line->speaker != NULL)
+    g_string_append_printf (text, "%s: ", line->speaker);
+  g_string_append (text, line->text ? line->text : "");
+  for (guint i = 0; line->context != NULL && i < line->context->len; i++)
+    /* TRANSLATORS: joins a posted summary line and one of its resolved references. */
+    g_string_append_printf (text, i ? "; %s" : _(" — %s"), (const char *) line->context->pdata[i]);
+  return catchup_text_sanitize (text->str, FALSE);
+}
+
 static GPtrArray *
 summary_lines (const CatchupSummary *summary)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *headline = catchup_text_sanitize (summary->headline ? summary->headline : "", FALSE);
 
   /* TRANSLATORS: prefix of summaries posted to a room, so that readers know where they come from. */
-  g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), summary->headline ? summary->headline : ""));
+  g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), headline));
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
-    {
-      const CatchupSummaryLine *line = summary->lines->pdata[i];
-      g_autofree char *flat = g_strdelimit (g_strdup (line->text ? line->text : ""), "\r\n", ' ');
-
-      g_ptr_array_add (lines, line->speaker ? g_strdup_printf ("%s: %s", line->speaker, flat)
-                                            : g_steal_pointer (&flat));
-    }
+    g_ptr_array_add (lines, post_line (summary->lines->pdata[i]));
   return lines;
 }
 
@@ -313,18 +329,12 @@ done:
   return FALSE;
 }
 
-void
-catchup_output_post (PurpleConversation *conv, const CatchupResult *result)
+static PostQueue *
+post_queue_for (const CatchupRoomKey *key)
 {
-  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
   g_autofree char *spec = catchup_room_key_spec (key);
-  g_autoptr (GPtrArray) nicks = NULL;
-  g_autoptr (GPtrArray) lines = NULL;
-  gsize limit = g_strcmp0 (key->protocol, "prpl-irc") == 0 ? IRC_LINE_BYTES : OTHER_LINE_BYTES;
   PostQueue *queue;
 
-  if (result->summary == NULL || purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
-    return;
   if (post_queues == NULL)
     {
       post_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) post_queue_free);
@@ -334,25 +344,157 @@ catchup_output_post (PurpleConversation *conv, const CatchupResult *result)
   if (queue == NULL)
     {
       queue = g_new0 (PostQueue, 1);
-      queue->key = g_steal_pointer (&key);
-      g_hash_table_insert (post_queues, g_strdup (spec), queue);
+      queue->key = catchup_room_key_copy (key);
+      g_hash_table_insert (post_queues, g_steal_pointer (&spec), queue);
     }
+  return queue;
+}
+
+/* Rate limit: one line now, the rest spaced out so that servers do not throttle or kick us. */
+static void
+send_lines (const CatchupRoomKey *key, GPtrArray *lines)
+{
+  PostQueue *queue = post_queue_for (key);
+
+  for (guint i = 0; i < lines->len; i++)
+    g_queue_push_tail (&queue->lines, g_strdup (lines->pdata[i]));
+  if (queue->timer == 0 && send_next (queue))
+    queue->timer = purple_timeout_add (MAX (purple_prefs_get_int (CATCHUP_PREF_POST_INTERVAL), 1), send_next, queue);
+}
+
+/* ---------- consent: the exact lines, shown before anything is sent ---------- */
+
+typedef struct {
+  CatchupRoomKey *key;
+  GPtrArray *lines;     /* exactly what Post sends: defused, split to the protocol's limit */
+} PendingPost;
+
+/* Closing a request does not run its callbacks: posts still waiting for an answer are freed on unload. */
+static GList *pending_posts;
+
+static void
+pending_post_free (PendingPost *pending)
+{
+  pending_posts = g_list_remove (pending_posts, pending);
+  catchup_room_key_free (pending->key);
+  g_ptr_array_unref (pending->lines);
+  g_free (pending);
+}
+
+static void
+post_confirmed (PendingPost *pending, int action)
+{
+  PurpleConversation *conv = catchup_room_key_find_conv (pending->key);
+
+  if (conv != NULL && !purple_conv_chat_has_left (PURPLE_CONV_CHAT (conv)))
+    send_lines (pending->key, pending->lines);
+  else if (conv != NULL)
+    catchup_output_local (conv, _("Not posted: you are no longer in this room."));
+  pending_post_free (pending);
+}
+
+static void
+post_cancelled (PendingPost *pending, int action)
+{
+  PurpleConversation *conv = catchup_room_key_find_conv (pending->key);
+
+  if (conv != NULL)
+    catchup_output_local (conv, _("Not posted."));
+  pending_post_free (pending);
+}
+
+/* text broken at spaces into lines of at most columns characters (a longer word stays whole), each after the
+ * first starting with indent. */
+static char *
+wrap_text (const char *text, glong columns, const char *indent)
+{
+  g_auto (GStrv) words = g_strsplit (text, " ", -1);
+  g_autoptr (GString) out = g_string_new (NULL);
+  glong width = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      glong len = g_utf8_strlen (words[i], -1);
+
+      if (*words[i] == '\0')
+        continue;
+      if (width > 0 && width + 1 + len > columns)
+        {
+          g_string_append_printf (out, "\n%s", indent);
+          width = g_utf8_strlen (indent, -1);
+        }
+      else if (width > 0)
+        {
+          g_string_append_c (out, ' ');
+          width++;
+        }
+      g_string_append (out, words[i]);
+      width += len;
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The lines to send, as the preview shows them: each wrapped at spaces to the preview's width, its
+ * continuations indented by two spaces, and a line of its own for each line sent. */
+static char *
+preview_text (GPtrArray *lines)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  for (guint i = 0; i < lines->len; i++)
+    {
+      g_autofree char *wrapped = wrap_text (lines->pdata[i], PREVIEW_COLUMNS, "  ");
+
+      g_string_append_printf (text, "%s%s", i ? "\n" : "", wrapped);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+void
+catchup_output_ask_post (PurpleConversation *conv, const CatchupResult *result)
+{
+  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
+  g_autoptr (GPtrArray) nicks = NULL;
+  g_autoptr (GPtrArray) lines = NULL;
+  g_autoptr (GQueue) split = g_queue_new ();
+  g_autofree char *primary = NULL;
+  g_autofree char *preview = NULL;
+  gsize limit = g_strcmp0 (key->protocol, "prpl-irc") == 0 ? IRC_LINE_BYTES : OTHER_LINE_BYTES;
+  PendingPost *pending;
+
+  if (result->summary == NULL || purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
+    return;
   nicks = room_nicks (conv, result->summary);
   lines = summary_lines (result->summary);
   for (guint i = 0; i < lines->len; i++)
     {
       g_autofree char *safe = defuse (lines->pdata[i], nicks);
 
-      split_into (&queue->lines, safe, limit);
+      split_into (split, safe, limit);
     }
-  /* Rate limit: one line now, the rest spaced out so that servers do not throttle or kick us. */
-  if (queue->timer == 0 && send_next (queue))
-    queue->timer = purple_timeout_add (MAX (purple_prefs_get_int (CATCHUP_PREF_POST_INTERVAL), 1), send_next, queue);
+  pending = g_new0 (PendingPost, 1);
+  pending->key = g_steal_pointer (&key);
+  pending->lines = g_ptr_array_new_with_free_func (g_free);
+  while (!g_queue_is_empty (split))
+    g_ptr_array_add (pending->lines, g_queue_pop_head (split));
+  pending_posts = g_list_prepend (pending_posts, pending);
+  preview = preview_text (pending->lines);
+  primary = g_strdup_printf (ngettext ("Send this catch-up to %s as %u line?", "Send this catch-up to %s as %u lines?",
+                                       pending->lines->len),
+                             purple_conversation_get_name (conv), pending->lines->len);
+  /* Cancel is the default: pressing Enter by habit sends nothing. */
+  purple_request_action (catchup_plugin.plugin, _("Post catch-up"), primary, preview, 1,
+                         purple_conversation_get_account (conv), NULL, conv, pending, 2,
+                         _("Post"), PURPLE_CALLBACK (post_confirmed),
+                         _("Cancel"), PURPLE_CALLBACK (post_cancelled));
 }
 
 void
 catchup_output_stop (void)
 {
+  purple_request_close_with_handle (catchup_plugin.plugin);
+  while (pending_posts != NULL)
+    pending_post_free (pending_posts->data);
   g_clear_pointer (&post_queues, g_hash_table_unref);
   g_clear_pointer (&echoes, g_hash_table_unref);
 }

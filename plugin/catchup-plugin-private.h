@@ -92,6 +92,10 @@ typedef struct {
 void catchup_room_settings_get (PurpleConversation *conv, CatchupRoomSettings *out);
 void catchup_room_settings_clear (CatchupRoomSettings *settings);
 void catchup_room_settings_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv);
+/* The range a number setting accepts, by its default's pref path: the room dialog and the preferences share it. */
+void catchup_room_settings_bounds (const char *pref, int *min, int *max);
+/* The summary languages as the choices of a string pref: "" for the room's own, else the English name. */
+void catchup_room_settings_language_choices (PurplePluginPref *pref);
 /* Reads the store's settings of a room outside the buddy list into the cache. */
 void catchup_room_settings_prefetch (PurpleConversation *conv);
 void catchup_room_settings_start (PurplePlugin *plugin);
@@ -132,7 +136,8 @@ void catchup_backfill_stop (void);
 /* Output into conversations. */
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);
 void catchup_output_result (PurpleConversation *conv, const CatchupResult *result);
-void catchup_output_post (PurpleConversation *conv, const CatchupResult *result);
+/* Shows the exact lines /catchup post would send, and sends them (rate-limited) only when the user presses Post. */
+void catchup_output_ask_post (PurpleConversation *conv, const CatchupResult *result);
 /* TRUE (once) when text is a line this plugin posted to the room: its echo must not be indexed. */
 gboolean catchup_output_take_echo (PurpleConversation *conv, const char *plain_text);
 void catchup_output_stop (void);

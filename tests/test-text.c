@@ -86,6 +86,40 @@ test_huge_line (void)
   g_assert_cmpuint (catchup_text_count_tokens (big->str), >, 30000);
 }
 
+/* Hostile text loses what would steer a terminal or a client, and keeps every visible character. */
+static void
+test_sanitize (void)
+{
+  static const struct {
+    const char *in;
+    const char *lines, *flat;
+  } cases[] = {
+    { "plain text", "plain text", "plain text" },
+    { "\x1b[2J\x1b]0;owned\x07title", "[2J]0;ownedtitle", "[2J]0;ownedtitle" },
+    { "\x01" "ACTION waves\x01 \x02" "bold\x02 \x03" "4red", "ACTION waves bold 4red", "ACTION waves bold 4red" },
+    { "left \xe2\x80\xae" "evil\xe2\x80\xac right", "left evil right", "left evil right" },
+    { "m\xe2\x80\x8d" "ira and \xef\xbb\xbf" "bom", "mira and bom", "mira and bom" },
+    { "two\r\nlines\tand tab", "two\nlines and tab", "two lines and tab" },
+    { "C1 \xc2\x9b" "31m csi", "C1 31m csi", "C1 31m csi" },
+    { "bad \xff byte", "bad \xef\xbf\xbd byte", "bad \xef\xbf\xbd byte" },
+    { "Grüße, 日本, emoji \xf0\x9f\x8d\xb5", "Grüße, 日本, emoji \xf0\x9f\x8d\xb5", "Grüße, 日本, emoji \xf0\x9f\x8d\xb5" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *lines = catchup_text_sanitize (cases[i].in, TRUE);
+      g_autofree char *flat = catchup_text_sanitize (cases[i].in, FALSE);
+
+      g_assert_cmpstr (lines, ==, cases[i].lines);
+      g_assert_cmpstr (flat, ==, cases[i].flat);
+    }
+  {
+    g_autofree char *empty = catchup_text_sanitize (NULL, TRUE);
+
+    g_assert_cmpstr (empty, ==, "");
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -96,5 +130,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/text/count-tokens", test_count_tokens);
   g_test_add_func ("/catchup/text/fts-query-hostile", test_fts_query_hostile);
   g_test_add_func ("/catchup/text/huge-line", test_huge_line);
+  g_test_add_func ("/catchup/text/sanitize", test_sanitize);
   return g_test_run ();
 }
