@@ -151,7 +151,8 @@ post_queue_free (PostQueue *queue)
 static gboolean
 is_nick_char (gunichar c)
 {
-  return g_unichar_isalnum (c) || strchr ("_-[]\\`^{}|", c) != NULL;
+  /* strchr finds the terminator too: the end of the text is no nick character */
+  return g_unichar_isalnum (c) || (c != 0 && strchr ("_-[]\\`^{}|", c) != NULL);
 }
 
 /* Length of the nick that starts at p as a whole word (compared without case), 0 if none. */
@@ -375,7 +376,6 @@ static GList *pending_posts;
 static void
 pending_post_free (PendingPost *pending)
 {
-  pending_posts = g_list_remove (pending_posts, pending);
   catchup_room_key_free (pending->key);
   g_ptr_array_unref (pending->lines);
   g_free (pending);
@@ -390,6 +390,7 @@ post_confirmed (PendingPost *pending, int action)
     send_lines (pending->key, pending->lines);
   else if (conv != NULL)
     catchup_output_local (conv, _("Not posted: you are no longer in this room."));
+  pending_posts = g_list_remove (pending_posts, pending);
   pending_post_free (pending);
 }
 
@@ -400,6 +401,7 @@ post_cancelled (PendingPost *pending, int action)
 
   if (conv != NULL)
     catchup_output_local (conv, _("Not posted."));
+  pending_posts = g_list_remove (pending_posts, pending);
   pending_post_free (pending);
 }
 
@@ -493,8 +495,7 @@ void
 catchup_output_stop (void)
 {
   purple_request_close_with_handle (catchup_plugin.plugin);
-  while (pending_posts != NULL)
-    pending_post_free (pending_posts->data);
+  g_list_free_full (g_steal_pointer (&pending_posts), (GDestroyNotify) pending_post_free);
   g_clear_pointer (&post_queues, g_hash_table_unref);
   g_clear_pointer (&echoes, g_hash_table_unref);
 }

@@ -30,11 +30,16 @@ typedef struct {
   guint n_fields_dialogs;
   guint n_action_dialogs;
   guint n_answered;           /* dialogs whose callback ran */
+  gboolean leave_fields_open; /* fields dialogs wait for e2e_answer_fields instead of being answered at once */
+  char *last_text;            /* "title\nprimary\nsecondary" of the last dialog shown */
 } E2eRequests;
 
 extern GPtrArray *e2e_lines;  /* E2eLine, everything written */
 extern GPtrArray *e2e_notices; /* "primary\nsecondary" of every notification shown */
 extern E2eRequests e2e_requests;
+
+/* Answers the fields dialog left open (leave_fields_open) with field_values typed in, as OK. */
+void e2e_answer_fields (void);
 
 /* Temp user dir, core, buddy list. */
 void e2e_client_init (const char *user_dir);
@@ -53,6 +58,11 @@ PurpleChat *e2e_blist_add_chat (PurpleAccount *account, const char *room);
 
 /* Lines written into conv (by name) after index from with all of flags; returns the first index or -1. */
 int e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring);
+/* The same, waiting up to timeout_ms for the line; its message, or NULL. */
+const char *e2e_wait_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring,
+                           guint timeout_ms);
+/* Runs cmdline ("catchup 20", without the slash) in conv as if typed, asserting libpurple took it. */
+void e2e_command (PurpleConversation *conv, const char *cmdline);
 
 /* Servers and data shared by the end-to-end tests. */
 /* Whether something accepts connections on 127.0.0.1:port (a wait condition: pass the port as pointer). */

@@ -15,19 +15,15 @@
 
 #include "catchup.h"
 #include "e2e-client.h"
+#include "e2e-irc.h"
 #include "../test-util.h"
 
 #define CHANNEL "#catchup"
 /* A room known only from the chat logs. */
 #define ARCHIVE "#archive"
 
-typedef struct {
-  char *nick;
-  GSocketConnection *conn;
-  GDataInputStream *in;
-  GPtrArray *received;   /* PRIVMSG texts seen on CHANNEL */
-  gboolean registered, joined;
-} RawClient;
+/* Other participants: raw IRC connections, nick -> peer. */
+typedef E2eIrcPeer RawClient;
 
 static struct {
   char *dir;
@@ -44,121 +40,24 @@ static struct {
   gint64 t_start;
 } fx;
 
-/* ---------- servers ---------- */
-
-static gboolean
-start_ngircd (void)
-{
-  g_autofree char *conf = g_build_filename (fx.dir, "ngircd.conf", NULL);
-  g_autofree char *text = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *exe = g_find_program_in_path ("ngircd");
-
-  if (exe == NULL)
-    exe = g_strdup ("/usr/sbin/ngircd");
-  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
-    return FALSE;
-  fx.port = test_free_port ();
-  text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
-                          "\tPorts = %u\n\tMotdPhrase = test\n"
-                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
-                          "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
-                          fx.port);
-  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
-  fx.ngircd = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
-  g_assert_no_error (error);
-  return e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 10000);
-}
-
 /* ---------- raw IRC participants ---------- */
-
-static void raw_read (RawClient *c);
 
 static void
 raw_send (RawClient *c, const char *line)
 {
-  g_autofree char *crlf = g_strconcat (line, "\r\n", NULL);
-  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (c->conn));
-
-  g_assert_true (g_output_stream_write_all (out, crlf, strlen (crlf), NULL, NULL, NULL));
-}
-
-static void
-raw_line (RawClient *c, const char *line)
-{
-  g_auto (GStrv) parts = g_strsplit (line, " ", 4);
-
-  if (g_str_has_prefix (line, "PING "))
-    {
-      g_autofree char *pong = g_strdup_printf ("PONG %s", line + 5);
-      raw_send (c, pong);
-    }
-  else if (g_strv_length (parts) >= 2 && strcmp (parts[1], "001") == 0)
-    c->registered = TRUE;
-  else if (g_strv_length (parts) >= 2 && strcmp (parts[1], "366") == 0)
-    c->joined = TRUE;
-  else if (g_strv_length (parts) == 4 && strcmp (parts[1], "PRIVMSG") == 0 && strcmp (parts[2], CHANNEL) == 0)
-    g_ptr_array_add (c->received, g_strdup (parts[3][0] == ':' ? parts[3] + 1 : parts[3]));
-}
-
-static void
-raw_read_done (GObject *source, GAsyncResult *res, gpointer data)
-{
-  RawClient *c = data;
-  g_autofree char *line = g_data_input_stream_read_line_finish (c->in, res, NULL, NULL);
-
-  if (line == NULL)
-    return;
-  g_strchomp (line);
-  raw_line (c, line);
-  raw_read (c);
-}
-
-static void
-raw_read (RawClient *c)
-{
-  g_data_input_stream_read_line_async (c->in, G_PRIORITY_DEFAULT, NULL, raw_read_done, c);
-}
-
-static gboolean
-raw_registered (gpointer data)
-{
-  return ((RawClient *) data)->registered;
-}
-
-static gboolean
-raw_joined (gpointer data)
-{
-  return ((RawClient *) data)->joined;
+  e2e_irc_peer_send (c, line);
 }
 
 static RawClient *
 raw_client (const char *nick)
 {
   RawClient *c = g_hash_table_lookup (fx.clients, nick);
-  g_autoptr (GSocketClient) sc = NULL;
-  g_autofree char *cmd = NULL;
 
-  if (c != NULL)
-    return c;
-  c = g_new0 (RawClient, 1);
-  c->nick = g_strdup (nick);
-  c->received = g_ptr_array_new_with_free_func (g_free);
-  sc = g_socket_client_new ();
-  c->conn = g_socket_client_connect_to_host (sc, "127.0.0.1", fx.port, NULL, NULL);
-  g_assert_nonnull (c->conn);
-  c->in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (c->conn)));
-  g_data_input_stream_set_newline_type (c->in, G_DATA_STREAM_NEWLINE_TYPE_ANY);
-  raw_read (c);
-  cmd = g_strdup_printf ("NICK %s", nick);
-  raw_send (c, cmd);
-  g_free (cmd);
-  cmd = g_strdup_printf ("USER %s 0 * :%s", nick, nick);
-  raw_send (c, cmd);
-  g_assert_true (e2e_wait (raw_registered, c, 10000));
-  raw_send (c, "JOIN " CHANNEL);
-  g_assert_true (e2e_wait (raw_joined, c, 10000));
-  g_hash_table_insert (fx.clients, c->nick, c);
+  if (c == NULL)
+    {
+      c = e2e_irc_peer_new (fx.port, nick, CHANNEL);
+      g_hash_table_insert (fx.clients, c->nick, c);
+    }
   return c;
 }
 
@@ -266,10 +165,7 @@ assert_mentions_speakers (const char *summary, guint min)
 static void
 do_command (const char *cmdline)
 {
-  g_autofree char *error = NULL;
-  g_autofree char *markup = g_markup_escape_text (cmdline, -1);
-
-  g_assert_cmpint (purple_cmd_do_command (fx.conv, cmdline, markup, &error), ==, PURPLE_CMD_STATUS_OK);
+  e2e_command (fx.conv, cmdline);
 }
 
 static void
@@ -994,7 +890,7 @@ main (int argc, char **argv)
   if (argc == 5 && strcmp (argv[1], RESTART_ARG) == 0)
     return restart_client (argv[2], argv[3], argv[4]);
   fx.dir = test_tmp_dir ("catchup-e2e-irc-XXXXXX");
-  if (!start_ngircd ())
+  if ((fx.port = e2e_irc_start_server (fx.dir, &fx.ngircd)) == 0)
     {
       g_printerr ("ngircd is not available: skipped\n");
       return 77; /* automake's "skipped" */
@@ -1031,9 +927,7 @@ main (int argc, char **argv)
   rc = g_test_run ();
 
   e2e_client_quit ();
-  g_subprocess_send_signal (fx.ngircd, SIGTERM);
-  g_subprocess_wait (fx.ngircd, NULL, NULL);
-  g_object_unref (fx.ngircd);
+  e2e_irc_stop_server (fx.ngircd);
   test_remove_tree (fx.dir);
   g_free (fx.self);
   return rc;
