@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include <core.h>
 #include <debug.h>
 #include <eventloop.h>
 #include <prefs.h>
@@ -52,27 +53,76 @@ catchup_output_local (PurpleConversation *conv, const char *plain_text)
   write_local (conv, html->str);
 }
 
+/* Finch strips markup and dims every line that has no sender; Pidgin shows a SYSTEM line all bold. */
+static gboolean
+in_finch (void)
+{
+  return g_strcmp0 (purple_core_get_ui (), "gnt-purple") == 0;
+}
+
+/* The catch-up itself, for the user alone and never logged: in Pidgin a RAW line, whose markup is shown as it is
+ * (names bold, text in normal weight); in Finch a line from the sender "catch-up", which Finch shows in the
+ * terminal's normal colour instead of dim (it dims a SYSTEM line whatever its sender). */
+static void
+write_catchup (PurpleConversation *conv, const char *html)
+{
+  if (in_finch ())
+    /* TRANSLATORS: the sender shown before a catch-up in Finch. */
+    purple_conversation_write (conv, _("catch-up"), html, PURPLE_MESSAGE_RECV | PURPLE_MESSAGE_NO_LOG, time (NULL));
+  else
+    purple_conversation_write (conv, NULL, html, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG | PURPLE_MESSAGE_RAW,
+                               time (NULL));
+}
+
+/* Times in the user's zone: the clock, with the weekday when the catch-up spans more than one day. */
 static char *
-clock_time (gint64 ts)
+local_time (gint64 ts, gboolean with_day)
 {
   g_autoptr (GDateTime) dt = g_date_time_new_from_unix_local (ts);
 
-  return dt ? g_date_time_format (dt, "%H:%M") : g_strdup ("?");
+  return dt ? g_date_time_format (dt, with_day ? "%a %H:%M" : "%H:%M") : g_strdup ("?");
+}
+
+static gboolean
+spans_days (const CatchupSummary *summary)
+{
+  g_autoptr (GDateTime) first = NULL;
+  g_autoptr (GDateTime) last = NULL;
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+
+  for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
+    {
+      const CatchupSummaryLine *line = summary->lines->pdata[i];
+
+      if (line->speaker != NULL)
+        {
+          lo = MIN (lo, line->ts);
+          hi = MAX (hi, line->ts);
+        }
+    }
+  if (lo > hi)
+    return FALSE;
+  first = g_date_time_new_from_unix_local (lo);
+  last = g_date_time_new_from_unix_local (hi);
+  return first && last
+         && (g_date_time_get_year (first) != g_date_time_get_year (last)
+             || g_date_time_get_day_of_year (first) != g_date_time_get_day_of_year (last));
 }
 
 static void
-append_line_html (GString *html, const CatchupSummaryLine *line)
+append_line_html (GString *html, const CatchupSummaryLine *line, gboolean with_day)
 {
   g_autofree char *speaker = g_markup_escape_text (line->speaker ? line->speaker : "", -1);
-  g_autofree char *when = clock_time (line->ts);
+  g_autofree char *when = local_time (line->ts, with_day);
 
   g_string_append (html, "<br>");
   if (line->speaker != NULL)
-    g_string_append_printf (html, "<b>%s</b> (%s): ", speaker, when);
+    g_string_append_printf (html, "<b>%s</b> <font color=\"#777777\">%s</font>: ", speaker, when);
   append_escaped_lines (html, line->text ? line->text : "");
   for (guint i = 0; line->context != NULL && i < line->context->len; i++)
     {
-      g_autofree char *context = g_markup_escape_text (line->context->pdata[i], -1);
+      g_autofree char *safe = catchup_text_sanitize (line->context->pdata[i], FALSE);
+      g_autofree char *context = g_markup_escape_text (safe, -1);
 
       g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", context);
     }
@@ -106,25 +156,30 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
   const CatchupSummary *summary = result->summary;
   g_autoptr (GString) html = g_string_new (NULL);
   g_autofree char *title = g_markup_escape_text (_("Catch-up"), -1);
+  gboolean with_day;
 
   log_written (conv, result);
-  g_string_append_printf (html, "<b>%s</b>: ", title);
+  /* Finch names the sender already */
+  if (!in_finch ())
+    g_string_append_printf (html, "<b>%s</b>: ", title);
   if (summary == NULL || (summary->headline == NULL && (summary->lines == NULL || summary->lines->len == 0)))
     {
       append_escaped_lines (html, _("nothing worth summarising."));
-      write_local (conv, html->str);
+      write_catchup (conv, html->str);
       return;
     }
+  with_day = spans_days (summary);
   append_escaped_lines (html, summary->headline ? summary->headline : "");
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
-    append_line_html (html, summary->lines->pdata[i]);
+    append_line_html (html, summary->lines->pdata[i], with_day);
   if (summary->notice != NULL)
     {
-      g_autofree char *notice = g_markup_escape_text (summary->notice, -1);
+      g_autofree char *safe = catchup_text_sanitize (summary->notice, FALSE);
+      g_autofree char *notice = g_markup_escape_text (safe, -1);
 
       g_string_append_printf (html, "<br><i>%s</i>", notice);
     }
-  write_local (conv, html->str);
+  write_catchup (conv, html->str);
 }
 
 /* ---------- posting to the room ---------- */
@@ -489,6 +544,9 @@ catchup_output_ask_post (PurpleConversation *conv, const CatchupResult *result)
                          purple_conversation_get_account (conv), NULL, conv, pending, 2,
                          _("Post"), PURPLE_CALLBACK (post_confirmed),
                          _("Cancel"), PURPLE_CALLBACK (post_cancelled));
+  /* Finch opens a window that was not asked for by a key press behind the others, only marked in the task bar. */
+  catchup_output_local (conv, _("The lines to post wait in the window “Post catch-up”: nothing is sent before you "
+                                "press Post there."));
 }
 
 void
