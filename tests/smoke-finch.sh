@@ -9,109 +9,29 @@
 # Skipped (77) without finch, tmux, ngircd or python3.
 
 srcdir=${top_srcdir:-$(dirname "$0")/..}
-so=${CATCHUP_PLUGIN_SO:?CATCHUP_PLUGIN_SO is not set}
-artifacts=${G_TEST_BUILDDIR:-$(pwd)/tests}/artifacts
-status=0
-skip() { echo "skipped: $*"; exit 77; }
-fail() { echo "FAIL: $*"; status=1; }
+. "$srcdir/tests/smoke-lib.sh"
+
 for tool in finch tmux python3; do
   command -v "$tool" >/dev/null 2>&1 || skip "$tool not found"
 done
-ngircd=$(command -v ngircd || echo /usr/sbin/ngircd)
-[ -x "$ngircd" ] || skip "ngircd not found"
-[ -f "$so" ] || { echo "the built plugin $so is missing"; exit 1; }
-
-dir=$(mktemp -d "${TMPDIR:-/tmp}/catchup-finch-XXXXXX") || exit 99
+smoke_setup
+[ -n "$port" ] || skip "ngircd not found"
 session=catchup-smoke-$$
-ngircd_pid= peers_pid=
-cleanup() {
-  tmux kill-session -t "$session" 2>/dev/null
-  for pid in $peers_pid $ngircd_pid; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-  [ -n "$KEEP_FINCH_DIR" ] || rm -rf "$dir"
-}
-trap cleanup EXIT
-mkdir -p "$artifacts" "$dir/plugins"
-ln -s "$so" "$dir/plugins/catchup.so"
+smoke_on_exit='tmux kill-session -t "$session" 2>/dev/null'
 
-wait_for() {
-  n=$1; shift
-  while [ "$n" -gt 0 ]; do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1; n=$((n - 1))
-  done
-  return 1
-}
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-printf '[Global]\n\tName = irc.smoke.test\n\tInfo = smoke test\n\tListen = 127.0.0.1\n\tPorts = %s\n\tMotdPhrase = smoke\n[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n' \
-  "$port" >"$dir/ngircd.conf"
-"$ngircd" -n -f "$dir/ngircd.conf" >"$dir/ngircd.log" 2>&1 &
-ngircd_pid=$!
-
-cat >"$dir/prefs.xml" <<XML
-<?xml version='1.0' encoding='UTF-8' ?>
-<pref version='1' name='/'>
-	<pref name='finch'>
-		<pref name='plugins'>
-			<pref name='loaded' type='pathlist'>
-				<item value='$dir/plugins/catchup.so'/>
-			</pref>
-		</pref>
+# The chat window fills the screen right of the buddy list; posting is allowed, automatic catch-ups are off.
+smoke_write_prefs finch "
 		<pref name='conversations'>
-			<pref name='size'>
-				<pref name='width' type='int' value='96'/>
-				<pref name='height' type='int' value='46'/>
-			</pref>
-			<pref name='position'>
-				<pref name='x' type='int' value='22'/>
-				<pref name='y' type='int' value='0'/>
-			</pref>
+			<pref name='size'><pref name='width' type='int' value='96'/><pref name='height' type='int' value='46'/></pref>
+			<pref name='position'><pref name='x' type='int' value='22'/><pref name='y' type='int' value='0'/></pref>
+		</pref>" "
+	<pref name='plugins'><pref name='core'><pref name='catchup'>
+		<pref name='post_interval_ms' type='int' value='300'/>
+		<pref name='defaults'>
+			<pref name='allow_post' type='bool' value='1'/><pref name='auto' type='bool' value='0'/>
 		</pref>
-	</pref>
-	<pref name='plugins'>
-		<pref name='core'>
-			<pref name='catchup'>
-				<pref name='post_interval_ms' type='int' value='300'/>
-				<pref name='defaults'>
-					<pref name='allow_post' type='bool' value='1'/>
-					<pref name='auto' type='bool' value='0'/>
-				</pref>
-			</pref>
-		</pref>
-	</pref>
-</pref>
-XML
-cat >"$dir/accounts.xml" <<XML
-<?xml version='1.0' encoding='UTF-8' ?>
-<account version='1.0'>
-	<account>
-		<protocol>prpl-irc</protocol>
-		<name>alice@127.0.0.1</name>
-		<settings>
-			<setting name='port' type='int'>$port</setting>
-			<setting name='ssl' type='bool'>0</setting>
-		</settings>
-		<settings ui='gnt-purple'>
-			<setting name='auto-login' type='bool'>1</setting>
-		</settings>
-	</account>
-</account>
-XML
-cat >"$dir/blist.xml" <<XML
-<?xml version='1.0' encoding='UTF-8' ?>
-<purple version='1.0'>
-	<blist>
-		<group name='Chats'>
-			<chat proto='prpl-irc' account='alice@127.0.0.1'>
-				<component name='channel'>#smoke</component>
-				<setting name='gnt-autojoin' type='bool'>1</setting>
-			</chat>
-		</group>
-	</blist>
-	<privacy/>
-</purple>
-XML
+	</pref></pref></pref>"
+smoke_write_account gnt-purple gnt-autojoin
 
 # ---- Finch in a terminal of known size ----
 # Unicode box drawing (not the terminal's alternate character set), so that a capture shows the borders as drawn
@@ -144,7 +64,7 @@ focus_chat() { focus '#smoke'; }
 
 python3 "$srcdir/tests/smoke-irc-peers.py" "$port" '#smoke' "$srcdir/tests/data/smoke-conversation.txt" \
   "$dir/peers.status" >"$dir/peers.log" 2>&1 &
-peers_pid=$!
+extra_pids=$!
 wait_for 400 grep -q sent "$dir/peers.status" && echo "ok: mira, tomas and jon spoke" || fail "the others did not speak"
 sleep 1
 
