@@ -18,7 +18,7 @@
  * A visible character of width one (U+00B7 MIDDLE DOT): zero-width joiners or spaces are counted differently by
  * terminal clients (Finch's window border, irssi) and by the terminal, which breaks their layout. */
 #define DEFUSE_MARK "\xc2\xb7"
-/* Columns of the post preview: Finch's dialogs do not wrap. */
+/* Columns of the post preview in Finch, whose dialogs do not wrap. */
 #define PREVIEW_COLUMNS 72
 
 /* ---------- local output ---------- */
@@ -491,8 +491,9 @@ wrap_text (const char *text, glong columns, const char *indent)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* The lines to send, as the preview shows them: each wrapped at spaces to the preview's width, its
- * continuations indented by two spaces, and a line of its own for each line sent. */
+/* The lines to send, as the preview shows them, one row each. Pidgin wraps the dialog's text itself (a second
+ * wrap would break rows twice); Finch does not, so there each is wrapped at spaces, its continuations indented by
+ * two spaces. */
 static char *
 preview_text (GPtrArray *lines)
 {
@@ -500,7 +501,8 @@ preview_text (GPtrArray *lines)
 
   for (guint i = 0; i < lines->len; i++)
     {
-      g_autofree char *wrapped = wrap_text (lines->pdata[i], PREVIEW_COLUMNS, "  ");
+      g_autofree char *wrapped = in_finch () ? wrap_text (lines->pdata[i], PREVIEW_COLUMNS, "  ")
+                                             : g_strdup (lines->pdata[i]);
 
       g_string_append_printf (text, "%s%s", i ? "\n" : "", wrapped);
     }

@@ -89,8 +89,7 @@ add_info (PurplePluginPrefFrame *frame, const char *text)
 static void
 add_length_pref (PurplePluginPrefFrame *frame)
 {
-  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LENGTH,
-                                                                      _("Summary length"));
+  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LENGTH, _("Length"));
 
   purple_plugin_pref_set_type (pref, PURPLE_PLUGIN_PREF_CHOICE);
   purple_plugin_pref_add_choice (pref, _("Short"), GINT_TO_POINTER (CATCHUP_LENGTH_SHORT));
@@ -102,8 +101,7 @@ add_length_pref (PurplePluginPrefFrame *frame)
 static void
 add_language_pref (PurplePluginPrefFrame *frame)
 {
-  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LANGUAGE,
-                                                                      _("Summary language"));
+  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LANGUAGE, _("Language"));
 
   purple_plugin_pref_set_type (pref, PURPLE_PLUGIN_PREF_CHOICE);
   catchup_room_settings_language_choices (pref);
@@ -119,7 +117,8 @@ catchup_prefs_frame (PurplePlugin *plugin)
   PurplePluginPref *key;
 
   add_header (frame, _("Language model"));
-  add_info (frame, _("Leave the endpoint empty for the built-in summary: then nothing leaves this computer."));
+  add_info (frame, _("No endpoint: the built-in summary,"));
+  add_info (frame, _("and nothing leaves this computer."));
   add_pref (frame, CATCHUP_PREF_ENDPOINT, _("Endpoint URL"));
   add_pref (frame, CATCHUP_PREF_CHAT_MODEL, _("Chat model"));
   add_pref (frame, CATCHUP_PREF_EMBED_MODEL, _("Embedding model"));
@@ -129,12 +128,15 @@ catchup_prefs_frame (PurplePlugin *plugin)
   add_int_pref (frame, CATCHUP_PREF_TIMEOUT, _("Timeout (seconds)"), 1, 3600);
 
   add_header (frame, _("Rooms"));
-  add_info (frame, _("For rooms without settings of their own (a room's own: /catchup settings)."));
+  /* TRANSLATORS: keep these lines short: they are shown in a narrow column. */
+  add_info (frame, _("For rooms without settings of their own."));
+  add_info (frame, _("A room's own: /catchup settings there."));
+  add_info (frame, _("A catch-up on rejoining needs at least \"After\" new messages and covers at most \"Window\"."));
   add_pref (frame, CATCHUP_PREF_DEF_INDEX, _("Keep a history index"));
   add_pref (frame, CATCHUP_PREF_DEF_AUTO, _("Catch up automatically when I rejoin"));
-  add_room_int_pref (frame, CATCHUP_PREF_DEF_THRESHOLD, _("…after this many messages"));
-  add_room_int_pref (frame, CATCHUP_PREF_DEF_BUDGET, _("Memory budget (tokens)"));
-  add_room_int_pref (frame, CATCHUP_PREF_DEF_MAX_WINDOW, _("Most messages per catch-up"));
+  add_room_int_pref (frame, CATCHUP_PREF_DEF_THRESHOLD, _("After (messages)"));
+  add_room_int_pref (frame, CATCHUP_PREF_DEF_BUDGET, _("Memory (tokens)"));
+  add_room_int_pref (frame, CATCHUP_PREF_DEF_MAX_WINDOW, _("Window (messages)"));
   add_language_pref (frame);
   add_length_pref (frame);
   add_pref (frame, CATCHUP_PREF_DEF_ALLOW_POST, _("Allow /catchup post"));
@@ -144,6 +146,7 @@ catchup_prefs_frame (PurplePlugin *plugin)
   add_int_pref (frame, CATCHUP_PREF_RETENTION_DAYS, _("Keep (days)"), 0, 36500);
   add_info (frame, _("0 keeps the history for ever."));
   add_pref (frame, CATCHUP_PREF_DB_PATH, _("Database file"));
-  add_info (frame, _("Empty: catchup/history.db in the libpurple folder."));
+  add_info (frame, _("Empty: catchup/history.db"));
+  add_info (frame, _("in the libpurple folder."));
   return frame;
 }

@@ -62,10 +62,7 @@ focus() {
 }
 focus_chat() { focus '#smoke'; }
 
-python3 "$srcdir/tests/smoke-irc-peers.py" "$port" '#smoke' "$srcdir/tests/data/smoke-conversation.txt" \
-  "$dir/peers.status" >"$dir/peers.log" 2>&1 &
-extra_pids=$!
-wait_for 400 grep -q sent "$dir/peers.status" && echo "ok: mira, tomas and jon spoke" || fail "the others did not speak"
+smoke_say_conversation
 sleep 1
 
 zwj=$(printf '\342\200\215')   # U+200D ZERO WIDTH JOINER

@@ -5,6 +5,7 @@
 # smoke_setup sets dir, port (empty without ngircd); status is 0 until a check fails; extra_pids and smoke_pids
 # (add to them what else must be killed on exit) and smoke_on_exit (a command run first on exit).
 
+smoke_srcdir=${top_srcdir:-$(dirname "$0")/..}
 so=${CATCHUP_PLUGIN_SO:?CATCHUP_PLUGIN_SO is not set}
 artifacts=${G_TEST_BUILDDIR:-$(pwd)/tests}/artifacts
 status=0
@@ -111,4 +112,18 @@ $2
 $3
 </pref>
 EOF_XML
+}
+
+# mira, tomas and jon (raw IRC connections) say tests/data/smoke-conversation.txt in #smoke; returns once the server
+# has taken every line. They stay in the room until the test ends.
+smoke_say_conversation() {
+  conversation=$smoke_srcdir/tests/data/smoke-conversation.txt
+  python3 "$smoke_srcdir/tests/smoke-irc-peers.py" "$port" '#smoke' "$conversation" "$dir/others.status" \
+    >"$dir/others.log" 2>&1 &
+  extra_pids="$extra_pids $!"
+  if wait_for 400 grep -q sent "$dir/others.status"; then
+    echo "ok: mira, tomas and jon said $(grep -c '	' "$conversation") lines in #smoke"
+  else
+    fail "the scripted conversation was not sent"; cat "$dir/others.log"
+  fi
 }

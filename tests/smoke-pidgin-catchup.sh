@@ -12,21 +12,8 @@
 command -v python3 >/dev/null 2>&1 || skip "python3 not found"
 
 log=$artifacts/pidgin-catchup.log
-smoke_start_pidgin "$log"
-smoke_wait_ready
-smoke_wait_chat || { fail "the chat #smoke was not joined"; exit 1; }
-
-# ---- the others: one IRC connection each; writes "sent" once the server has taken every line ----
-conversation=${top_srcdir:-$(dirname "$0")/..}/tests/data/smoke-conversation.txt
-python3 "${top_srcdir:-$(dirname "$0")/..}/tests/smoke-irc-peers.py" "$port" '#smoke' "$conversation" \
-  "$dir/others.status" >"$dir/others.log" 2>&1 &
-extra_pids=$!
-
-if wait_for 400 grep -q sent "$dir/others.status"; then
-  echo "ok: mira, tomas and jon said $(grep -c '	' "$conversation") lines in #smoke"
-else
-  fail "the scripted conversation was not sent"; cat "$dir/others.log"
-fi
+smoke_pidgin_in_chat "$log"
+smoke_say_conversation
 sleep 1
 
 # A larger window at the top left, above the buddy list (there is no window manager).

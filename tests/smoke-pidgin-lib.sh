@@ -2,7 +2,8 @@
 # Starts Xvfb on a free display, an ngircd on 127.0.0.1 (when installed) and writes a throwaway Pidgin config
 # folder whose plugins/ holds the built catchup.so, whose prefs load it, with an IRC account alice@127.0.0.1 and
 # the chat #smoke that joins on sign-on. smoke_start_pidgin LOG then starts Pidgin with -d, its debug output in
-# LOG; smoke_wait_ready waits for the plugin and the buddy list, smoke_wait_chat for the chat window.
+# LOG; smoke_wait_ready waits for the plugin and the buddy list, smoke_wait_chat for the chat window. Set
+# smoke_plugin_prefs before sourcing it for prefs of the plugin (XML under the root).
 # Sets what tests/smoke-lib.sh sets (dir, port, artifacts, status, extra_pids: killed on exit too), and DISPLAY.
 # Skips (77) without pidgin, Xvfb, xdotool, ImageMagick's import, xdpyinfo, or when no X server starts.
 
@@ -26,7 +27,7 @@ else
 fi
 
 # ---- the Pidgin config folder ----
-smoke_write_prefs pidgin
+smoke_write_prefs pidgin "" "$smoke_plugin_prefs"
 smoke_write_account gtk-gaim gtk-autojoin
 
 # ---- Pidgin ----
@@ -53,4 +54,12 @@ smoke_wait_chat() {
   conv=$(xdotool search --name '^#smoke' | head -n 1)
   xdotool windowfocus --sync "$conv" 2>/dev/null || xdotool windowfocus "$conv"
   sleep 0.5
+}
+
+# Pidgin started (debug log in $1), its plugin loaded and the chat #smoke open and focused; exits the test when the
+# chat is not joined.
+smoke_pidgin_in_chat() {
+  smoke_start_pidgin "$1"
+  smoke_wait_ready
+  smoke_wait_chat || { fail "the chat #smoke was not joined"; exit 1; }
 }
