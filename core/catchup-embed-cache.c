@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "catchup-embed-cache.h"
@@ -56,6 +57,15 @@ catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out)
     }
 }
 
+static gboolean
+vec_is_finite (const float *v, guint dim)
+{
+  for (guint d = 0; d < dim; d++)
+    if (!isfinite (v[d]))
+      return FALSE;
+  return TRUE;
+}
+
 /* Looks up one text's vector; TRUE when stored with the right size (out may be NULL: existence only). */
 static gboolean
 lookup_one (CatchupStore *store, const char *model, guint dim, const char *text, float *out, GError **error)
@@ -74,9 +84,13 @@ lookup_one (CatchupStore *store, const char *model, guint dim, const char *text,
   rc = sqlite3_step (st);
   if (rc == SQLITE_ROW && (guint) sqlite3_column_bytes (st, 0) == dim * sizeof (float))
     {
-      found = TRUE;
-      if (out != NULL)
-        catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 0), dim, out);
+      g_autofree float *vec = g_new (float, dim);
+
+      /* older versions stored NaN vectors of non-finite model answers: such a row is as good as none */
+      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 0), dim, vec);
+      found = vec_is_finite (vec, dim);
+      if (found && out != NULL)
+        memcpy (out, vec, dim * sizeof (float));
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -208,14 +222,11 @@ collect_turns (CatchupStore *store, gint64 room, const char *model, guint dim, g
 }
 
 static gboolean
-store_batch (CatchupStore *store, const char *model, guint dim, const char *const *texts, guint n,
-             const float *vecs, GError **error)
+store_vectors (CatchupStore *store, const CatchupEmbedWrite *write, GError **error)
 {
-  g_autofree guint32 *blob = g_new (guint32, dim);
+  g_autofree guint32 *blob = g_new (guint32, MAX (write->dim, 1));
 
-  if (!catchup_store_begin (store, error))
-    return FALSE;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < write->n; i++)
     {
       sqlite3_stmt *st = catchup_store_prepare (store, "INSERT OR REPLACE INTO embeddings (model, hash, vec) "
                                                        "VALUES (?, ?, ?)", error);
@@ -223,22 +234,19 @@ store_batch (CatchupStore *store, const char *model, guint dim, const char *cons
       int rc;
 
       if (st == NULL)
-        goto fail;
-      catchup_embed_text_hash (texts[i], hash);
-      vec_encode (vecs + (gsize) i * dim, dim, blob);
-      sqlite3_bind_text (st, 1, model, -1, SQLITE_STATIC);
+        return FALSE;
+      catchup_embed_text_hash (write->texts[i], hash);
+      vec_encode (write->vecs + (gsize) i * write->dim, write->dim, blob);
+      sqlite3_bind_text (st, 1, write->model, -1, SQLITE_STATIC);
       sqlite3_bind_blob (st, 2, hash, sizeof hash, SQLITE_STATIC);
-      sqlite3_bind_blob (st, 3, blob, (int) (dim * sizeof (guint32)), SQLITE_STATIC);
+      sqlite3_bind_blob (st, 3, blob, (int) (write->dim * sizeof (guint32)), SQLITE_STATIC);
       if ((rc = sqlite3_step (st)) != SQLITE_DONE)
         {
           catchup_store_set_error (store, rc, error, "embedding store");
-          goto fail;
+          return FALSE;
         }
     }
-  return catchup_store_commit (store, error);
-fail:
-  catchup_store_rollback (store);
-  return FALSE;
+  return TRUE;
 }
 
 static gboolean
@@ -250,13 +258,45 @@ set_watermark (CatchupStore *store, gint64 room, const char *model, gint64 max_r
   return catchup_store_set_setting (store, room, key, value, error);
 }
 
+static gboolean
+write_locked (CatchupStore *store, const CatchupEmbedWrite *write, GError **error)
+{
+  return store_vectors (store, write, error) &&
+         (write->room == 0 || set_watermark (store, write->room, write->model, write->watermark, error)) &&
+         (write->prune_keep == NULL || catchup_embed_cache_prune (store, write->prune_keep, NULL, error));
+}
+
 gboolean
-catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder, GCancellable *cancellable,
-                          guint *computed, GError **error)
+catchup_embed_cache_write (CatchupStore *store, const CatchupEmbedWrite *write, GError **error)
+{
+  if (!catchup_store_begin (store, error))
+    return FALSE;
+  if (!write_locked (store, write, error))
+    {
+      catchup_store_rollback (store);
+      return FALSE;
+    }
+  return catchup_store_commit (store, error);
+}
+
+/* Without a sink the fill writes into the store it reads. */
+static gboolean
+emit (CatchupStore *store, const CatchupEmbedWrite *write, CatchupEmbedSink sink, gpointer sink_data,
+      GCancellable *cancellable, GError **error)
+{
+  if (sink != NULL)
+    return sink (write, sink_data, cancellable, error);
+  return catchup_embed_cache_write (store, write, error);
+}
+
+gboolean
+catchup_embed_cache_fill_via (CatchupStore *store, gint64 room, CatchupEmbedder *embedder, CatchupEmbedSink sink,
+                              gpointer sink_data, GCancellable *cancellable, guint *computed, GError **error)
 {
   Todo todo = { g_ptr_array_new_with_free_func (g_free), g_hash_table_new (g_str_hash, g_str_equal) };
   guint dim = embedder->dim;
   g_autofree float *vecs = g_new (float, (gsize) FILL_BATCH * dim);
+  CatchupEmbedWrite write = { embedder->name, dim, NULL, 0, vecs, 0, 0, NULL };
   gint64 max_row = 0;
   gboolean ok;
 
@@ -266,19 +306,49 @@ catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *emb
        collect_turns (store, room, embedder->name, dim, &max_row, &todo, error);
   for (guint start = 0; ok && start < todo.texts->len; start += FILL_BATCH)
     {
-      guint n = MIN (FILL_BATCH, todo.texts->len - start);
-      const char *const *texts = (const char *const *) todo.texts->pdata + start;
-
+      write.n = MIN (FILL_BATCH, todo.texts->len - start);
+      write.texts = (const char *const *) todo.texts->pdata + start;
       ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-           embedder->embed (embedder, texts, n, FALSE, vecs, cancellable, error) &&
-           store_batch (store, embedder->name, dim, texts, n, vecs, error);
+           embedder->embed (embedder, write.texts, write.n, FALSE, vecs, cancellable, error) &&
+           emit (store, &write, sink, sink_data, cancellable, error);
       if (ok && computed != NULL)
-        *computed += n;
+        *computed += write.n;
     }
-  ok = ok && set_watermark (store, room, embedder->name, max_row, error);
+  /* the turns count as done only once all their vectors are stored */
+  write.n = 0;
+  write.room = room;
+  write.watermark = max_row;
+  ok = ok && emit (store, &write, sink, sink_data, cancellable, error);
   g_hash_table_unref (todo.seen);
   g_ptr_array_unref (todo.texts);
   return ok;
+}
+
+gboolean
+catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder, GCancellable *cancellable,
+                          guint *computed, GError **error)
+{
+  return catchup_embed_cache_fill_via (store, room, embedder, NULL, NULL, cancellable, computed, error);
+}
+
+gboolean
+catchup_embed_cache_fill_rooms (CatchupStore *store, GArray *rooms, CatchupEmbedder *embedder, gboolean prune,
+                                CatchupEmbedSink sink, gpointer sink_data, GCancellable *cancellable,
+                                guint *computed, GError **error)
+{
+  CatchupEmbedWrite prune_write = { embedder->name, embedder->dim, NULL, 0, NULL, 0, 0, embedder->name };
+
+  *computed = 0;
+  for (guint i = 0; i < rooms->len; i++)
+    {
+      guint n = 0;
+
+      if (!catchup_embed_cache_fill_via (store, g_array_index (rooms, gint64, i), embedder, sink, sink_data,
+                                         cancellable, &n, error))
+        return FALSE;
+      *computed += n;
+    }
+  return !prune || emit (store, &prune_write, sink, sink_data, cancellable, error);
 }
 
 gboolean

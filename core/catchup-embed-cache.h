@@ -25,6 +25,41 @@ char *catchup_embed_turn_text (const CatchupMessage *msg);
 gboolean catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
                                    GCancellable *cancellable, guint *computed, GError **error);
 
+/*
+ * One write of a fill: n vectors (dim floats each) of texts to store for model; when room is set, the room's
+ * turns up to row watermark count as embedded; when prune_keep is set, the vectors of every other model go.
+ * Pointers are borrowed for the duration of the write.
+ */
+typedef struct {
+  const char *model;
+  guint dim;
+  const char *const *texts;
+  guint n;
+  const float *vecs;
+  gint64 room;
+  gint64 watermark;
+  const char *prune_keep;
+} CatchupEmbedWrite;
+
+/* Applies one write in one transaction: on the connection that writes the database. */
+gboolean catchup_embed_cache_write (CatchupStore *store, const CatchupEmbedWrite *write, GError **error);
+
+/* Where a fill's writes go when the store it reads from must not write (the history writer owns the
+ * database): runs catchup_embed_cache_write on the writing connection and returns when it is done. */
+typedef gboolean (*CatchupEmbedSink) (const CatchupEmbedWrite *write, gpointer user_data,
+                                      GCancellable *cancellable, GError **error);
+
+/* catchup_embed_cache_fill, reading from store and writing through sink (NULL: into store). Safe to run on a
+ * thread of its own with its own store: the embedding itself takes no lock. */
+gboolean catchup_embed_cache_fill_via (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
+                                       CatchupEmbedSink sink, gpointer sink_data, GCancellable *cancellable,
+                                       guint *computed, GError **error);
+/* The fill of every room in rooms (gint64 ids), then, with prune, the vectors of other models go: the one
+ * history-embedding loop of the tool and the plugin. */
+gboolean catchup_embed_cache_fill_rooms (CatchupStore *store, GArray *rooms, CatchupEmbedder *embedder,
+                                         gboolean prune, CatchupEmbedSink sink, gpointer sink_data,
+                                         GCancellable *cancellable, guint *computed, GError **error);
+
 /* Reads one stored vector (dim little-endian float32 values) into out. */
 void catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out);
 

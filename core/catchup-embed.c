@@ -28,13 +28,14 @@ add_feature (float *v, const char *feat, gsize len, float w)
 static void
 add_trigrams (float *v, const char *term)
 {
-  char buf[64];
+  char stack[64];
   gsize len = strlen (term);
+  /* "^term$" and its NUL: long terms (URLs, hashes, base64) are common in chat and get a buffer of their own */
+  g_autofree char *heap = len + 3 > sizeof stack ? g_malloc (len + 3) : NULL;
+  char *buf = heap != NULL ? heap : stack;
   const char *p;
 
-  /* "^term$" with a tag byte in front of every trigram: trigram "cat" stays apart from the word "cat" */
-  if (len + 2 > sizeof buf)
-    return;
+  /* a tag byte in front of every trigram: trigram "cat" stays apart from the word "cat" */
   buf[0] = '^';
   memcpy (buf + 1, term, len);
   buf[len + 1] = '$';

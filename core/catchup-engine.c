@@ -4,11 +4,13 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "catchup-ask.h"
 #include "catchup-embed-cache.h"
 #include "catchup-engine.h"
 #include "catchup-error.h"
 #include "catchup-llm-embed.h"
 #include "catchup-llm-gaps.h"
+#include "catchup-llm-select.h"
 #include "catchup-llm-summary.h"
 #include "catchup-text.h"
 
@@ -78,17 +80,20 @@ window_between (CatchupStore *store, gint64 room, const char *first_id, const ch
 
 /* Keeps only conversational turns, and at most max of the newest. */
 static void
-trim_window (GPtrArray *msgs, guint max)
+trim_window (GPtrArray *msgs, guint max, guint *total)
 {
   for (guint i = msgs->len; i-- > 0;)
     if (((CatchupMessage *) msgs->pdata[i])->flags & CATCHUP_MESSAGE_EVENT)
       g_ptr_array_remove_index (msgs, i);
+  if (total)
+    *total = msgs->len;
   if (max && msgs->len > max)
     g_ptr_array_remove_range (msgs, 0, msgs->len - max);
 }
 
-GPtrArray *
-catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error)
+/* total: the turns before the cap kept the newest */
+static GPtrArray *
+engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, guint *total, GError **error)
 {
   g_autoptr (GPtrArray) msgs = NULL;
 
@@ -106,13 +111,19 @@ catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *wi
     }
   if (msgs == NULL)
     return NULL;
-  trim_window (msgs, window->max_messages);
+  trim_window (msgs, window->max_messages, total);
   if (msgs->len == 0)
     {
       g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("There is nothing to catch up on in that window."));
       return NULL;
     }
   return g_steal_pointer (&msgs);
+}
+
+GPtrArray *
+catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error)
+{
+  return engine_window (store, room, window, NULL, error);
 }
 
 /* ---------- the model path ---------- */
@@ -164,7 +175,7 @@ typedef struct {
   CatchupEmbedder *embedder;  /* stored vectors of the room's model exist: dense retrieval can use them */
   CatchupModelReport *report;
   char *broken;               /* the endpoint failed (down, slow, refused us): later steps do not try again */
-  char *gaps_failure, *retrieval_failure, *summary_failure;
+  char *gaps_failure, *retrieval_failure, *selection_failure, *summary_failure;
 } ModelSession;
 
 static gboolean
@@ -291,6 +302,13 @@ session_notice (ModelSession *ms)
       g_string_append_printf (s, _("Model embeddings not used: %s; the built-in retrieval was used."),
                               ms->retrieval_failure);
     }
+  if (ms->selection_failure != NULL)
+    {
+      if (s->len)
+        g_string_append_c (s, ' ');
+      g_string_append_printf (s, _("Model not used to choose the evidence: %s; the built-in ranking chose it."),
+                              ms->selection_failure);
+    }
   return s->len ? g_string_free (g_steal_pointer (&s), FALSE) : NULL;
 }
 
@@ -299,7 +317,8 @@ session_close (ModelSession *ms)
 {
   if (ms->llm != NULL)
     catchup_llm_get_stats (ms->llm, &ms->report->stats);
-  ms->report->used = ms->report->gaps_used || ms->report->retrieval_used || ms->report->summary_used;
+  ms->report->used = ms->report->gaps_used || ms->report->retrieval_used || ms->report->selection_used ||
+                     ms->report->summary_used;
   g_free (ms->report->notice);
   ms->report->notice = session_notice (ms);
   g_clear_pointer (&ms->embedder, catchup_embedder_free);
@@ -307,6 +326,7 @@ session_close (ModelSession *ms)
   g_free (ms->broken);
   g_free (ms->gaps_failure);
   g_free (ms->retrieval_failure);
+  g_free (ms->selection_failure);
   g_free (ms->summary_failure);
 }
 
@@ -352,6 +372,10 @@ session_build (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *wi
   g_autoptr (GError) local = NULL;
   CatchupMemory *mem = NULL;
 
+  /* an embedding model asked for and then not used is worth a word, not silence */
+  if (ms->embedder != NULL && !method_has_gaps (mopts->method) && ms->retrieval_failure == NULL)
+    ms->retrieval_failure = g_strdup_printf (_("the method “%s” does not use them (“remember” does)"),
+                                             catchup_method_to_string (mopts->method));
   if (ms->embedder != NULL && method_has_gaps (mopts->method) && session_may_call (ms, &ms->retrieval_failure))
     {
       o.embedder = ms->embedder;
@@ -374,6 +398,39 @@ session_build (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *wi
                 : catchup_memory_recall (store, room, query, &o, cancellable, error);
 }
 
+/* Whether the model will be asked to choose the evidence of a window's memory. */
+static gboolean
+session_selects (ModelSession *ms, GPtrArray *window, const CatchupMemoryOptions *mopts)
+{
+  return window != NULL && session_has_chat (ms) && method_has_gaps (mopts->method) && ms->llm != NULL &&
+         ms->broken == NULL;
+}
+
+/* The model chooses the evidence from the pools; when it cannot, the built-in ranking's memory stays. FALSE
+ * only for a cancellation. */
+static gboolean
+session_select (ModelSession *ms, CatchupMemory *mem, GPtrArray *window, const CatchupMemoryOptions *mopts,
+                GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  CatchupSelectInfo info;
+
+  if (mem->gaps->len == 0 || !session_may_call (ms, &ms->selection_failure))
+    return TRUE;
+  if (catchup_llm_select_evidence (ms->llm, mem, window, mopts->budget, &info, cancellable, &local))
+    ms->report->selection_used = TRUE;
+  else if (is_cancel (local, cancellable))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  else
+    session_fail (ms, &ms->selection_failure, local);
+  ms->report->selection_candidates = info.candidates;
+  ms->report->selection_prompt_tokens = info.prompt_tokens;
+  return TRUE;
+}
+
 static CatchupMemory *
 session_memory (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *window, const char *query,
                 const CatchupOptions *opts, GCancellable *cancellable, GError **error)
@@ -381,6 +438,8 @@ session_memory (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *w
   CatchupMemoryOptions mopts = opts->memory;
   g_autoptr (GPtrArray) gaps = NULL;
   g_autoptr (GError) local = NULL;
+  g_autoptr (CatchupMemory) mem = NULL;
+  gboolean selects;
 
   if (window != NULL)
     {
@@ -393,7 +452,13 @@ session_memory (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *w
       if (gaps != NULL)
         mopts.gaps = gaps;
     }
-  return session_build (ms, store, room, window, query, &mopts, cancellable, error);
+  selects = session_selects (ms, window, &mopts);
+  if (selects && mopts.pool_size == 0)
+    mopts.pool_size = CATCHUP_DEFAULT_POOL;
+  mem = session_build (ms, store, room, window, query, &mopts, cancellable, error);
+  if (mem != NULL && selects && !session_select (ms, mem, window, &mopts, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&mem);
 }
 
 static CatchupSummary *
@@ -416,7 +481,14 @@ session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, const 
       else
         ms->report->summary_used = TRUE;
     }
-  return summary ? summary : catchup_summary_extractive (window, mem, opts->length);
+  if (summary == NULL)
+    {
+      CatchupSummaryOptions sopts = { .length = opts->length, .me = opts->me };
+
+      return catchup_summary_extractive (window, mem, &sopts);
+    }
+  catchup_summary_mark_for_you (summary, window, opts->me);
+  return summary;
 }
 
 /* The summary's notice keeps what the model's post-check said and adds why a step fell back. */
@@ -454,11 +526,44 @@ catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArray *window, cons
   return engine_memory (store, room, window, NULL, opts, report, cancellable, error);
 }
 
+CatchupAskResult *
+catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
+                    CatchupModelReport *report, GCancellable *cancellable, GError **error)
+{
+  CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
+  CatchupMemory *mem;
+  gboolean per_person = FALSE;
+
+  if (q == NULL)
+    return NULL;
+  if (!catchup_ask_per_person (store, room, q, &per_person, error))
+    {
+      catchup_ask_query_free (q);
+      return NULL;
+    }
+  if (per_person)
+    return catchup_ask_people (store, room, q, opts->memory.budget, error);
+  /* the verbatim track's recall, with the model's embeddings when there is one */
+  mem = engine_memory (store, room, NULL, question, opts, report, cancellable, error);
+  if (mem == NULL)
+    {
+      catchup_ask_query_free (q);
+      return NULL;
+    }
+  return catchup_ask_from_memory (q, mem);
+}
+
 CatchupMemory *
 catchup_engine_recall (CatchupStore *store, gint64 room, const char *query, const CatchupOptions *opts,
                        CatchupModelReport *report, GCancellable *cancellable, GError **error)
 {
-  return engine_memory (store, room, NULL, query, opts, report, cancellable, error);
+  g_autoptr (CatchupAskResult) res = NULL;
+
+  /* the best method asks the room: per person where the question names people, the plain recall otherwise */
+  if (opts->memory.method != CATCHUP_METHOD_REMEMBER)
+    return engine_memory (store, room, NULL, query, opts, report, cancellable, error);
+  res = catchup_engine_ask (store, room, query, opts, report, cancellable, error);
+  return res ? g_steal_pointer (&res->memory) : NULL;
 }
 
 CatchupResult *
@@ -468,7 +573,7 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   g_autoptr (CatchupResult) res = g_new0 (CatchupResult, 1);
   ModelSession ms;
 
-  res->window = catchup_engine_window (store, room, window, error);
+  res->window = engine_window (store, room, window, &res->window_total, error);
   if (res->window == NULL)
     return NULL;
   for (guint i = 0; i < res->window->len; i++)
@@ -484,6 +589,7 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   session_close (&ms);
   if (res->summary == NULL)
     return NULL;
+  catchup_summary_set_head (res->summary, res->window, res->window_total);
   summary_add_notice (res->summary, res->model.notice);
   return g_steal_pointer (&res);
 }
@@ -520,6 +626,7 @@ async_job_free (AsyncJob *job)
   g_free (job->window.first_id);
   g_free (job->window.last_id);
   g_free (job->opts.language);
+  g_free (job->opts.me);
   if (job->opts.memory.gaps)
     g_ptr_array_unref (job->opts.memory.gaps);
   catchup_llm_config_free ((CatchupLlmConfig *) job->opts.model);
@@ -556,6 +663,7 @@ catchup_engine_run_async (const char *db_path, const char *room_spec, const Catc
   job->window.last_id = g_strdup (window->last_id);
   job->opts = *opts;
   job->opts.language = g_strdup (opts->language);
+  job->opts.me = g_strdup (opts->me);
   /* the embedder belongs to the caller's thread; the worker makes its own default one */
   job->opts.memory.embedder = NULL;
   if (opts->memory.gaps)

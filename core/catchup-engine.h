@@ -2,6 +2,7 @@
 
 #include <gio/gio.h>
 
+#include "catchup-ask.h"
 #include "catchup-llm.h"
 #include "catchup-memory.h"
 #include "catchup-summary.h"
@@ -27,6 +28,7 @@ typedef struct {
   CatchupMemoryOptions memory;
   CatchupLength length;
   char *language;           /* NULL: the room's */
+  char *me;                 /* the user's nick in the room, for the summary's "For you"; NULL: none */
   /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
    * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
    * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
@@ -40,6 +42,9 @@ typedef struct {
   gboolean configured;      /* opts->model named an endpoint */
   gboolean used;            /* at least one step used the model's answer */
   gboolean gaps_used, retrieval_used, summary_used;
+  gboolean selection_used;  /* the model chose the memory's evidence from the candidate pools */
+  guint selection_candidates;    /* distinct candidate turns shown to it (0: not asked) */
+  guint selection_prompt_tokens; /* the selection prompt, by the library's counter */
   char *notice;             /* one line: why a configured step did not use the model; NULL when all did */
   CatchupLlmStats stats;    /* HTTP calls and tokens of this catch-up */
   guint query_embeddings;   /* texts embedded at catch-up time: the gap queries or the question */
@@ -54,6 +59,7 @@ typedef struct {
   CatchupMemory *memory;
   CatchupSummary *summary;
   guint window_tokens;
+  guint window_total;       /* messages the window held before the cap (window->max_messages) */
   CatchupModelReport model;
 } CatchupResult;
 
@@ -63,10 +69,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupResult, catchup_result_free)
 /* Resolves a window into its messages (CATCHUP_ERROR_NOT_FOUND for bad ids, _INVALID for an empty window). */
 GPtrArray *catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error);
 
-/* Memory for a window or a question the way a catch-up builds it, with the model's gap detection and stored
- * vectors when opts->model says so (a failing model step falls back to the embedded one, said in
- * report->notice). report may be NULL; else it is filled in and must be cleared. */
+/* Memory for a window or a question the way a catch-up builds it, with the model's gap detection, stored
+ * vectors and (for a window) evidence selection from a wide candidate pool when opts->model says so (a failing
+ * model step falls back to the embedded one, said in report->notice). report may be NULL; else it is filled in and must be cleared. */
 CatchupMemory *catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArray *window,
+                                      const CatchupOptions *opts, CatchupModelReport *report,
+                                      GCancellable *cancellable, GError **error);
+/* A question to the room (catchup-ask.h): per person when it names people, else the recall of the verbatim
+ * track with the model's embeddings when one is configured. */
+CatchupAskResult *catchup_engine_ask (CatchupStore *store, gint64 room, const char *question,
                                       const CatchupOptions *opts, CatchupModelReport *report,
                                       GCancellable *cancellable, GError **error);
 CatchupMemory *catchup_engine_recall (CatchupStore *store, gint64 room, const char *query,

@@ -20,6 +20,7 @@ typedef enum {
   CATCHUP_ERROR_NETWORK,      /* refused, DNS, TLS, timeout */
   CATCHUP_ERROR_HTTP,         /* a non-success HTTP status */
   CATCHUP_ERROR_MODEL,        /* a model answer that cannot be used */
+  CATCHUP_ERROR_DB_IO,        /* the disk failed, or the database became read-only or unreachable */
 } CatchupError;
 
 GQuark catchup_error_quark (void);

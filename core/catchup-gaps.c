@@ -24,9 +24,9 @@ typedef struct {
 static const WorthCue worth_cues[] = {
   { "decided", CATCHUP_WORTH_DECISION }, { "agreed", CATCHUP_WORTH_DECISION },
   { "we'll go with", CATCHUP_WORTH_DECISION }, { "going with", CATCHUP_WORTH_DECISION },
-  { "went with", CATCHUP_WORTH_DECISION }, { "let's", CATCHUP_WORTH_DECISION }, { "lets ", CATCHUP_WORTH_DECISION },
+  { "went with", CATCHUP_WORTH_DECISION }, { "let's", CATCHUP_WORTH_DECISION }, { "lets", CATCHUP_WORTH_DECISION },
   { "approved", CATCHUP_WORTH_DECISION }, { "final", CATCHUP_WORTH_DECISION }, { "instead", CATCHUP_WORTH_DECISION },
-  { "plan", CATCHUP_WORTH_PLAN }, { "will ", CATCHUP_WORTH_PLAN }, { "i'll", CATCHUP_WORTH_PLAN },
+  { "plan", CATCHUP_WORTH_PLAN }, { "will", CATCHUP_WORTH_PLAN }, { "i'll", CATCHUP_WORTH_PLAN },
   { "going to", CATCHUP_WORTH_PLAN }, { "gonna", CATCHUP_WORTH_PLAN }, { "tomorrow", CATCHUP_WORTH_PLAN },
   { "next week", CATCHUP_WORTH_PLAN }, { "schedule", CATCHUP_WORTH_PLAN }, { "deadline", CATCHUP_WORTH_PLAN },
   { "please", CATCHUP_WORTH_REQUEST }, { "can you", CATCHUP_WORTH_REQUEST }, { "could you", CATCHUP_WORTH_REQUEST },
@@ -38,7 +38,7 @@ static const WorthCue worth_cues[] = {
   { "fails", CATCHUP_WORTH_STATUS }, { "failing", CATCHUP_WORTH_STATUS }, { "passing", CATCHUP_WORTH_STATUS },
   { "green", CATCHUP_WORTH_STATUS }, { "blocked", CATCHUP_WORTH_STATUS }, { "still", CATCHUP_WORTH_STATUS },
   { "finished", CATCHUP_WORTH_STATUS }, { "ready", CATCHUP_WORTH_STATUS }, { "now", CATCHUP_WORTH_STATUS },
-  { "got ", CATCHUP_WORTH_NEWS }, { "just ", CATCHUP_WORTH_NEWS }, { "news", CATCHUP_WORTH_NEWS },
+  { "got", CATCHUP_WORTH_NEWS }, { "just", CATCHUP_WORTH_NEWS }, { "news", CATCHUP_WORTH_NEWS },
   { "guess what", CATCHUP_WORTH_NEWS }, { "finally", CATCHUP_WORTH_NEWS }, { "announce", CATCHUP_WORTH_NEWS },
   { "?", CATCHUP_WORTH_QUESTION },
 };
@@ -161,11 +161,12 @@ is_word (const char *w)
 gboolean
 catchup_gaps_is_worthy (const char *text, CatchupWorth *worth)
 {
-  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autofree char *lower = g_utf8_casefold (text, -1);
   g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
 
+  /* whole words only: "now" is not in "know", "sent" not in "present" */
   for (guint i = 0; i < G_N_ELEMENTS (worth_cues); i++)
-    if (strstr (lower, worth_cues[i].cue))
+    if (catchup_text_has_folded_phrase (lower, worth_cues[i].cue))
       {
         if (worth)
           *worth = worth_cues[i].worth;
@@ -234,10 +235,10 @@ find_expression (char **words, GHashTable *introduced, CatchupGapType *type)
 static char *
 find_cue (const char *text, CatchupGapType *type)
 {
-  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autofree char *lower = g_utf8_casefold (text, -1);
 
   for (guint i = 0; i < G_N_ELEMENTS (gap_cues); i++)
-    if (strstr (lower, gap_cues[i].cue))
+    if (catchup_text_has_folded_phrase (lower, gap_cues[i].cue))
       {
         *type = gap_cues[i].type;
         return g_strdup (gap_cues[i].cue);
@@ -323,8 +324,8 @@ cmp_gap_weight (gconstpointer a, gconstpointer b)
   return (gint) x->utterance_index - (gint) y->utterance_index;
 }
 
-GPtrArray *
-catchup_gaps_detect (GPtrArray *window, guint max_gaps)
+static GPtrArray *
+detect (GPtrArray *window, guint max_gaps)
 {
   g_autoptr (GHashTable) introduced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GPtrArray *gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
@@ -362,4 +363,40 @@ catchup_gaps_detect (GPtrArray *window, guint max_gaps)
   if (max_gaps && gaps->len > max_gaps)
     g_ptr_array_set_size (gaps, max_gaps);
   return gaps;
+}
+
+static gboolean
+window_is_valid (GPtrArray *window)
+{
+  for (guint i = 0; i < window->len; i++)
+    {
+      CatchupMessage *m = window->pdata[i];
+
+      if (!g_utf8_validate (m->text, -1, NULL) || !g_utf8_validate (m->speaker, -1, NULL))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+GPtrArray *
+catchup_gaps_detect (GPtrArray *window, guint max_gaps)
+{
+  g_autoptr (GPtrArray) valid = NULL;
+
+  /* The optimised (JIT) regex match skips PCRE's UTF-8 check, and invalid text crashed it: a window that did
+   * not come through the store's checks is made valid first. */
+  if (window_is_valid (window))
+    return detect (window, max_gaps);
+  valid = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  for (guint i = 0; i < window->len; i++)
+    {
+      CatchupMessage *copy = catchup_message_copy (window->pdata[i]);
+
+      g_free (copy->text);
+      g_free (copy->speaker);
+      copy->text = catchup_text_clean (((CatchupMessage *) window->pdata[i])->text, -1, CATCHUP_TEXT_MULTI_LINE);
+      copy->speaker = catchup_text_clean (((CatchupMessage *) window->pdata[i])->speaker, -1, CATCHUP_TEXT_ONE_LINE);
+      g_ptr_array_add (valid, copy);
+    }
+  return detect (valid, max_gaps);
 }

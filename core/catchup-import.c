@@ -8,6 +8,9 @@
 
 #include "catchup-error.h"
 #include "catchup-import.h"
+#include "catchup-json.h"
+#include "catchup-records.h"
+#include "catchup-text.h"
 
 /* ---------- results ---------- */
 
@@ -47,14 +50,28 @@ add_problem (CatchupImportResult *result, guint64 line, const char *message)
   result->malformed++;
 }
 
+static gint
+problem_cmp (gconstpointer a, gconstpointer b)
+{
+  const CatchupImportProblem *x = *(CatchupImportProblem *const *) a, *y = *(CatchupImportProblem *const *) b;
+
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
 /* ---------- batching: pending messages per room, written in one transaction ---------- */
 
 typedef struct {
   CatchupStore *store;
   CatchupImportResult *result;
   GHashTable *batches; /* gint64 room -> GPtrArray of CatchupMessage */
+  GHashTable *sourced; /* CatchupMessage of the batches whose id the source gave -> its line */
   guint pending;
   gboolean in_txn;
+  guint64 line;       /* the line being read */
+  guint64 txn_line;   /* the first line of the open transaction */
+  /* What the open transaction has written: counted into result only once it is committed, so that a batch
+   * rolled back (a full disk) is not reported as imported. */
+  guint64 txn_inserted, txn_duplicates, txn_events;
 } Importer;
 
 static void
@@ -63,8 +80,25 @@ importer_init (Importer *imp, CatchupStore *store, CatchupImportResult *result)
   imp->store = store;
   imp->result = result;
   imp->batches = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  imp->sourced = g_hash_table_new (g_direct_hash, g_direct_equal);
   imp->pending = 0;
   imp->in_txn = FALSE;
+}
+
+/* A database failure ends the import: it says from which line on nothing was saved. */
+static gboolean
+stopped_at (guint64 line, GError **error)
+{
+  g_autofree char *from = g_strdup_printf ("%" G_GUINT64_FORMAT, line);
+
+  g_prefix_error (error, _("nothing from line %s on was saved: "), from);
+  return FALSE;
+}
+
+static gboolean
+importer_failed (Importer *imp, GError **error)
+{
+  return stopped_at (imp->in_txn ? imp->txn_line : imp->line, error);
 }
 
 /* Drops whatever the current batch wrote: nothing of it may stay half-written. */
@@ -74,6 +108,7 @@ importer_clear (Importer *imp)
   if (imp->in_txn)
     catchup_store_rollback (imp->store);
   imp->in_txn = FALSE;
+  g_clear_pointer (&imp->sourced, g_hash_table_unref);
   g_clear_pointer (&imp->batches, g_hash_table_unref);
 }
 
@@ -83,7 +118,45 @@ importer_ensure_txn (Importer *imp, GError **error)
   if (imp->in_txn)
     return TRUE;
   imp->in_txn = catchup_store_begin (imp->store, error);
-  return imp->in_txn;
+  if (!imp->in_txn)
+    return importer_failed (imp, error);
+  imp->txn_line = imp->line;
+  imp->txn_inserted = imp->txn_duplicates = imp->txn_events = 0;
+  return TRUE;
+}
+
+/* A source's id already stored with another text is two messages under one id, not a duplicate: the line
+ * is reported (and skipped) instead of vanishing into the duplicate count. Derived ids hash the text, so only
+ * ids the source gave can clash. Returns how many clashed, or -1 with error. */
+static gint64
+importer_conflicts (Importer *imp, GPtrArray *batch, guint n_inserted, GError **error)
+{
+  gint64 conflicts = 0;
+
+  if (n_inserted == batch->len || g_hash_table_size (imp->sourced) == 0)
+    return 0;
+  for (guint i = 0; i < batch->len; i++)
+    {
+      CatchupMessage *msg = batch->pdata[i];
+      guint64 line = GPOINTER_TO_SIZE (g_hash_table_lookup (imp->sourced, msg));
+      g_autoptr (CatchupMessage) stored = NULL;
+
+      if (line == 0)
+        continue;
+      stored = catchup_store_get_message_by_row (imp->store, msg->row, error);
+      if (stored == NULL)
+        return -1;
+      if (g_strcmp0 (stored->text, msg->text) != 0 || g_strcmp0 (stored->speaker, msg->speaker) != 0)
+        {
+          g_autofree char *problem =
+            g_strdup_printf (_("the id “%s” is already stored with another text; this line was not imported"),
+                             msg->id);
+
+          add_problem (imp->result, line, problem);
+          conflicts++;
+        }
+    }
+  return conflicts;
 }
 
 static gboolean
@@ -99,23 +172,41 @@ importer_flush (Importer *imp, GError **error)
     {
       GPtrArray *batch = value;
       guint n_inserted;
+      gint64 conflicts;
 
-      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error))
-        return FALSE;
-      imp->result->inserted += n_inserted;
-      imp->result->duplicates += batch->len - n_inserted;
+      if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error)
+          || (conflicts = importer_conflicts (imp, batch, n_inserted, error)) < 0
+          || !catchup_records_update (imp->store, *(gint64 *) key, 0, NULL, error))
+        return importer_failed (imp, error);
+      imp->txn_inserted += n_inserted;
+      imp->txn_duplicates += batch->len - n_inserted - (guint64) conflicts;
     }
+  /* a failed COMMIT has already ended the transaction: nothing is left to roll back */
   imp->in_txn = FALSE;
   if (!catchup_store_commit (imp->store, error))
-    return FALSE;
+    return stopped_at (imp->txn_line, error);
+  imp->result->inserted += imp->txn_inserted;
+  imp->result->duplicates += imp->txn_duplicates;
+  imp->result->events += imp->txn_events;
+  g_hash_table_remove_all (imp->sourced);
   g_hash_table_remove_all (imp->batches);
   imp->pending = 0;
   return TRUE;
 }
 
-/* Takes msg. */
+/* Counts an event written into the open transaction, or ends the import when it could not be. */
 static gboolean
-importer_add (Importer *imp, gint64 room, CatchupMessage *msg, GError **error)
+importer_event_stored (Importer *imp, gboolean ok, GError **error)
+{
+  if (!ok)
+    return importer_failed (imp, error);
+  imp->txn_events++;
+  return TRUE;
+}
+
+/* Takes msg; sourced says that its id is the source's, not derived. */
+static gboolean
+importer_add (Importer *imp, gint64 room, CatchupMessage *msg, gboolean sourced, GError **error)
 {
   GPtrArray *batch;
 
@@ -131,12 +222,15 @@ importer_add (Importer *imp, gint64 room, CatchupMessage *msg, GError **error)
       g_hash_table_insert (imp->batches, g_memdup2 (&room, sizeof room), batch);
     }
   g_ptr_array_add (batch, msg);
+  if (sourced)
+    g_hash_table_insert (imp->sourced, msg, GSIZE_TO_POINTER ((gsize) imp->line));
   return ++imp->pending < CATCHUP_IMPORT_BATCH || importer_flush (imp, error);
 }
 
 /* ---------- reading lines ---------- */
 
-/* Handles one line (valid UTF-8, no line end); FALSE with error only for fatal problems. */
+/* Handles one line (valid UTF-8 without NUL, control characters or line breaks: a lone CR, VT, FF, NEL, LS or PS
+ * inside it is a space); FALSE with error only for fatal problems. */
 typedef gboolean (*LineFunc) (const char *line, guint64 number, gpointer data, GError **error);
 
 static gboolean
@@ -180,7 +274,11 @@ read_lines (GInputStream *input, LineFunc func, gpointer data, GCancellable *can
         }
       if (len > 0 && raw[len - 1] == '\r')
         raw[--len] = '\0';
-      line = g_utf8_make_valid (raw, (gssize) len);
+      /* A byte-order mark opens a file, not its first line. */
+      if (number == 1 && len >= 3 && memcmp (raw, "\xef\xbb\xbf", 3) == 0)
+        line = catchup_text_clean (raw + 3, (gssize) len - 3, CATCHUP_TEXT_ONE_LINE);
+      else
+        line = catchup_text_clean (raw, (gssize) len, CATCHUP_TEXT_ONE_LINE);
       if (is_blank (line))
         continue;
       if (!func (line, number, data, error))
@@ -219,9 +317,11 @@ typedef struct {
   JsonParser *parser; /* one for the whole file: a parser per line cost a tenth of the import */
 } JsonImport;
 
-/* A string member; absent is fine when optional (*out = NULL), a non-string value never is. */
+/* A string member, cleaned as text entering the store; absent is fine when optional (*out = NULL), a non-string
+ * value never is. */
 static gboolean
-member_string (JsonObject *obj, const char *name, gboolean required, const char **out, GError **error)
+member_string (JsonObject *obj, const char *name, gboolean required, CatchupTextLines lines, char **out,
+               GError **error)
 {
   JsonNode *node = json_object_get_member (obj, name);
 
@@ -238,65 +338,76 @@ member_string (JsonObject *obj, const char *name, gboolean required, const char 
       g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("the field “%s” is not a string"), name);
       return FALSE;
     }
-  *out = json_node_get_string (node);
+  *out = catchup_text_clean (json_node_get_string (node), -1, lines);
   return TRUE;
 }
 
-/* Sources number their messages as often as they name them. */
+/* Sources number their messages as often as they name them. A number is kept exactly as written: json-glib
+ * would turn one beyond int64 into another number, and two such ids into duplicates. */
 static gboolean
-member_id (JsonObject *obj, char **out, GError **error)
+member_id (JsonObject *obj, const char *record, gsize len, char **out, GError **error)
 {
   JsonNode *node = json_object_get_member (obj, "id");
-  const char *text;
 
   *out = NULL;
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+      && (json_node_get_value_type (node) == G_TYPE_INT64 || json_node_get_value_type (node) == G_TYPE_DOUBLE))
     {
-      *out = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+      *out = catchup_json_raw_member (record, len, "id");
+      if (*out == NULL)
+        *out = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
       return TRUE;
     }
-  if (!member_string (obj, "id", FALSE, &text, error))
-    return FALSE;
-  *out = g_strdup (text);
-  return TRUE;
+  return member_string (obj, "id", FALSE, CATCHUP_TEXT_ONE_LINE, out, error);
 }
 
-/* The record's message, and its room name when the record must name one. */
+static gboolean
+parse_time (const char *text, gint64 *ts, GError **error)
+{
+  if (catchup_time_parse_iso (text, ts))
+    return TRUE;
+  g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s” is not an ISO 8601 time"), text);
+  return FALSE;
+}
+
+/* The message of one JSON value, and its room name when the record must name one. */
 static CatchupMessage *
-parse_record (JsonParser *parser, const char *line, gboolean need_room, char **room_name, GError **error)
+parse_record (JsonParser *parser, const char *record, gsize len, gboolean need_room, char **room_name, GError **error)
 {
   g_autoptr (GError) json_error = NULL;
-  g_autofree char *id = NULL;
-  const char *room = NULL, *ts_text, *speaker, *text, *alias;
-  JsonNode *root;
+  g_autofree char *id = NULL, *room = NULL, *ts_text = NULL, *speaker = NULL, *text = NULL, *alias = NULL;
+  g_autoptr (JsonNode) root = catchup_json_parse (parser, record, (gssize) len, &json_error);
   JsonObject *obj;
   CatchupMessage *msg;
   gint64 ts;
 
-  if (!json_parser_load_from_data (parser, line, -1, &json_error))
+  if (root == NULL)
     {
       g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("not valid JSON: %s"), json_error->message);
       return NULL;
     }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("not a JSON object"));
       return NULL;
     }
   obj = json_node_get_object (root);
-  if (!member_id (obj, &id, error) || !member_string (obj, "room", need_room, &room, error)
-      || !member_string (obj, "ts", TRUE, &ts_text, error) || !member_string (obj, "speaker", TRUE, &speaker, error)
-      || !member_string (obj, "text", TRUE, &text, error) || !member_string (obj, "alias", FALSE, &alias, error))
+  if (!member_id (obj, record, len, &id, error)
+      || !member_string (obj, "room", need_room, CATCHUP_TEXT_ONE_LINE, &room, error)
+      || !member_string (obj, "ts", TRUE, CATCHUP_TEXT_ONE_LINE, &ts_text, error)
+      || !member_string (obj, "speaker", TRUE, CATCHUP_TEXT_ONE_LINE, &speaker, error)
+      || !member_string (obj, "text", TRUE, CATCHUP_TEXT_MULTI_LINE, &text, error)
+      || !member_string (obj, "alias", FALSE, CATCHUP_TEXT_ONE_LINE, &alias, error)
+      || !parse_time (ts_text, &ts, error))
     return NULL;
-  if (!catchup_time_parse_iso (ts_text, &ts))
+  if (need_room && *g_strstrip (room) == '\0')
     {
-      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("“%s” is not an ISO 8601 time"), ts_text);
+      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("the field “room” is empty"));
       return NULL;
     }
   msg = catchup_message_new (id, ts, speaker, text);
-  msg->alias = g_strdup (alias);
-  *room_name = g_strdup (room);
+  msg->alias = g_steal_pointer (&alias);
+  *room_name = g_steal_pointer (&room);
   return msg;
 }
 
@@ -315,16 +426,15 @@ json_room (JsonImport *job, const char *name, GError **error)
 }
 
 static gboolean
-json_line (const char *line, guint64 number, gpointer data, GError **error)
+json_record (JsonImport *job, const char *record, gsize len, guint64 number, GError **error)
 {
-  JsonImport *job = data;
   g_autoptr (GError) bad = NULL;
   g_autofree char *room_name = NULL;
   CatchupMessage *msg;
   gint64 room = job->room;
 
   job->imp.result->read++;
-  msg = parse_record (job->parser, line, job->room == 0, &room_name, &bad);
+  msg = parse_record (job->parser, record, len, job->room == 0, &room_name, &bad);
   if (msg == NULL)
     {
       add_problem (job->imp.result, number, bad->message);
@@ -333,9 +443,34 @@ json_line (const char *line, guint64 number, gpointer data, GError **error)
   if (room == 0 && (room = json_room (job, room_name, error)) == 0)
     {
       catchup_message_free (msg);
-      return FALSE;
+      return importer_failed (&job->imp, error);
     }
-  return importer_add (&job->imp, room, msg, error);
+  return importer_add (&job->imp, room, msg, msg->id != NULL && *msg->id != '\0', error);
+}
+
+/* A line normally holds one record; when a writer left out a line break ("{…} {…}", or a lone CR that reading
+ * made a space), each value is a record of that line, so none is dropped unseen. What follows a value that is
+ * not one is handed to the parser whole, which reports it. */
+static gboolean
+json_line (const char *line, guint64 number, gpointer data, GError **error)
+{
+  JsonImport *job = data;
+  const char *p = line;
+
+  job->imp.line = number;
+  while (*p != '\0')
+    {
+      gsize rest = strlen (p);
+      gsize len = catchup_json_value_length (p, rest);
+
+      if (len == 0)
+        len = rest;
+      if (!json_record (job, p, len, number, error))
+        return FALSE;
+      for (p += len; g_ascii_isspace (*p); p++)
+        ;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -350,6 +485,8 @@ jsonl_stream (CatchupStore *store, GInputStream *input, gint64 room, const char 
   job.parser = json_parser_new ();
   ok = read_lines (input, json_line, &job, cancellable, error) && importer_flush (&job.imp, error);
   importer_clear (&job.imp);
+  /* clashing ids are found when a batch is written, after later lines' problems */
+  g_ptr_array_sort (result->problems, problem_cmp);
   g_hash_table_unref (job.rooms);
   g_object_unref (job.parser);
   return ok;
@@ -482,7 +619,15 @@ irc_clock (IrcImport *job, const char *hh, const char *mm, const char *ss, gbool
   if (!job->have_day)
     return no_date (error);
   if (!dated && secs < job->prev_time)
-    job->day += SECONDS_PER_DAY; /* logs are chronological: an earlier time is past midnight */
+    {
+      /* logs are chronological: an earlier time is past midnight; but no date is printed after 9999-12-31 */
+      if (job->day + SECONDS_PER_DAY > CATCHUP_TIME_MAX)
+        {
+          g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("the line is dated after 9999-12-31"));
+          return FALSE;
+        }
+      job->day += SECONDS_PER_DAY;
+    }
   job->prev_time = secs;
   job->ts = job->day + secs;
   job->have_ts = TRUE;
@@ -496,8 +641,13 @@ irc_time (IrcImport *job, const char *line, GError **error)
   g_autoptr (GMatchInfo) match = NULL;
   g_autofree char *date = NULL, *hh = NULL, *mm = NULL, *ss = NULL;
 
+  /* Every part of the pattern is optional and the line holds no line break, so only a failing match engine
+   * can refuse it: the line is then malformed, not the import. */
   if (!g_regex_match (job->timed, line, 0, &match))
-    g_return_val_if_reached (NULL); /* every part of the pattern is optional */
+    {
+      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("not a recognised IRC log line"));
+      return NULL;
+    }
   date = g_match_info_fetch (match, 1);
   hh = g_match_info_fetch (match, 2);
   mm = g_match_info_fetch (match, 3);
@@ -542,7 +692,7 @@ irc_message (IrcImport *job, const char *speaker, const char *text, guint flags,
   CatchupMessage *msg = catchup_message_new (id, job->ts, speaker, text);
 
   msg->flags = flags;
-  return importer_add (&job->imp, job->room, msg, error);
+  return importer_add (&job->imp, job->room, msg, FALSE, error);
 }
 
 static gboolean
@@ -557,10 +707,12 @@ irc_presence (IrcImport *job, const char *nick, GMatchInfo *match, GError **erro
     kind = CATCHUP_ROOM_EVENT_JOIN;
   else if (strcmp (verb, "left") == 0)
     kind = CATCHUP_ROOM_EVENT_PART;
-  job->imp.result->events++;
-  return importer_ensure_txn (&job->imp, error)
-         && catchup_store_add_event (job->imp.store, job->room, job->ts, kind, nick,
-                                     reason && *reason ? reason : reason2, error);
+  if (!importer_ensure_txn (&job->imp, error))
+    return FALSE;
+  return importer_event_stored (&job->imp,
+                                catchup_store_add_event (job->imp.store, job->room, job->ts, kind, nick,
+                                                         reason && *reason ? reason : reason2, error),
+                                error);
 }
 
 /* "=== nick ...": a presence event, a nick change, or (older logs) an action. */
@@ -576,9 +728,10 @@ irc_event (IrcImport *job, const char *nick, const char *rest, GError **error)
     {
       g_autofree char *new_nick = g_match_info_fetch (match, 1);
 
-      job->imp.result->events++;
-      return importer_ensure_txn (&job->imp, error)
-             && catchup_store_add_nick_change (job->imp.store, job->room, job->ts, nick, new_nick, error);
+      if (!importer_ensure_txn (&job->imp, error))
+        return FALSE;
+      return importer_event_stored (
+        &job->imp, catchup_store_add_nick_change (job->imp.store, job->room, job->ts, nick, new_nick, error), error);
     }
   return irc_message (job, nick, rest, CATCHUP_MESSAGE_ACTION, error);
 }
@@ -595,6 +748,7 @@ irc_line (const char *line, guint64 number, gpointer data, GError **error)
     [IRC_SAY] = job->say, [IRC_NOTICE] = job->notice, [IRC_ACTION] = job->action, [IRC_EVENT] = job->event,
   };
 
+  job->imp.line = number;
   /* Logger banners ("--- Log opened ...", "--- Day changed ...") carry nothing to store. */
   if (g_str_has_prefix (line, "--- "))
     return TRUE;

@@ -41,7 +41,7 @@ member_anchors (JsonObject *obj)
       if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
         g_string_append_printf (out, "%s%s", out->len ? " " : "", json_node_get_string (item));
     }
-  return out->len ? g_string_free (g_steal_pointer (&out), FALSE) : NULL;
+  return out->len ? catchup_text_clean (out->str, (gssize) out->len, CATCHUP_TEXT_ONE_LINE) : NULL;
 }
 
 static CatchupWorth

@@ -10,4 +10,10 @@ G_BEGIN_DECLS
  * 127.0.0.1 (DNS) are still checked. detail is curl's error buffer and may be empty. */
 void catchup_llm_set_transfer_error (GError **error, CURLcode code, const char *display_url, const char *detail);
 
+/* The reading half of catchup_llm_chat and catchup_llm_embed on the body of a successful (200, JSON) answer,
+ * for tests and fuzzing: the same checks and errors as for a real answer. */
+char *catchup_llm_parse_chat_reply (CatchupLlm *llm, const char *body, gsize len, GError **error);
+float *catchup_llm_parse_embed_reply (CatchupLlm *llm, const char *body, gsize len, guint n, guint *dim,
+                                      GError **error);
+
 G_END_DECLS

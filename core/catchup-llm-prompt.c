@@ -6,9 +6,11 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-message.h"
 #include "catchup-text.h"
+#include "core/catchup-resources.h"
 
 static char *
 read_template (const char *path, gboolean *found, GError **error)
@@ -30,21 +32,35 @@ read_template (const char *path, gboolean *found, GError **error)
   return g_utf8_make_valid (text, -1);
 }
 
+/* The copy compiled into the library: always there, whatever is installed. */
+static char *
+builtin_template (const char *name)
+{
+  g_autofree char *path = g_strconcat ("/org/purple-catchup/prompts/", name, NULL);
+  g_autoptr (GBytes) bytes = g_resource_lookup_data (catchup_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE,
+                                                     NULL);
+  gsize len = 0;
+  const char *data;
+
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &len);
+  return g_utf8_make_valid (data, (gssize) len);
+}
+
 char *
 catchup_llm_prompt_load (const char *name, GError **error)
 {
   const char *data_dir = g_getenv (CATCHUP_DATA_DIR_ENV);
   g_autofree char *user = g_build_filename (g_get_user_config_dir (), "purple-catchup", "prompts", name, NULL);
   g_autofree char *env = data_dir && *data_dir ? g_build_filename (data_dir, "prompts", name, NULL) : NULL;
-  g_autofree char *installed = g_build_filename (PKGDATADIR, "prompts", name, NULL);
-  /* An explicit $CATCHUP_DATA_DIR beats the installed copy so that tests read the templates of their own
-   * tree even where an older version is installed. */
-  const char *candidates[] = { user, env, installed };
+  /* $CATCHUP_DATA_DIR beats the built-in copy so that tests can read templates of their own. */
+  const char *candidates[] = { user, env };
+  char *text;
 
   for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
     {
       gboolean found;
-      char *text;
 
       if (candidates[i] == NULL)
         continue;
@@ -56,8 +72,10 @@ catchup_llm_prompt_load (const char *name, GError **error)
           return text;
         }
     }
+  if ((text = builtin_template (name)) != NULL)
+    return text;
   g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND,
-               _("No prompt template “%s” was found in %s or %s"), name, user, installed);
+               _("No prompt template “%s” was found in %s or built in"), name, user);
   return NULL;
 }
 
@@ -90,10 +108,14 @@ catchup_llm_prompt_fill (const char *template_text, ...)
       name = g_strndup (open + 2, close - open - 2);
       value = g_hash_table_lookup (values, g_strstrip (name));
       g_string_append_len (out, p, open - p);
-      if (value != NULL)
-        g_string_append (out, value);
-      else
-        g_string_append_len (out, open, close + 2 - open);
+      if (value == NULL)
+        {
+          /* Not a placeholder: one brace is text, and a placeholder may start right after it ("{{{x}}"). */
+          g_string_append_c (out, '{');
+          p = open + 1;
+          continue;
+        }
+      g_string_append (out, value);
       p = close + 2;
     }
   return g_string_free (out, FALSE);
@@ -183,6 +205,27 @@ append_turn (GString *out, const CatchupMessage *m, const char *text)
 }
 
 char *
+catchup_llm_prompt_escape (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  append_escaped (out, text, "");
+  return g_string_free (out, FALSE);
+}
+
+char *
+catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens)
+{
+  const CatchupMessage *m = message;
+  g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
+  GString *out = g_string_new (NULL);
+
+  append_turn (out, m, text);
+  g_string_truncate (out, out->len - 1);
+  return g_string_free (out, FALSE);
+}
+
+char *
 catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce, guint max_turn_tokens)
 {
   GString *out = g_string_new (NULL);
@@ -253,28 +296,32 @@ catchup_llm_prompt_segments (GPtrArray *messages, guint budget)
   return segments;
 }
 
-/* Drops <think>...</think> blocks that reasoning models put before their answer. */
-static char *
-strip_thinking (const char *reply)
+char *
+catchup_llm_split_reasoning (const char *reply, char **reasoning)
 {
-  GString *out = g_string_new (NULL);
+  static const char *const tags[] = { "think", "thinking" };
   const char *p = reply;
-  const char *open;
 
-  while ((open = strstr (p, "<think>")) != NULL)
+  if (reasoning != NULL)
+    *reasoning = NULL;
+  while (g_ascii_isspace (*p))
+    p++;
+  for (guint i = 0; i < G_N_ELEMENTS (tags); i++)
     {
-      const char *close = strstr (open, "</think>");
+      g_autofree char *open = g_strdup_printf ("<%s>", tags[i]);
+      g_autofree char *close = g_strdup_printf ("</%s>", tags[i]);
+      const char *start = g_str_has_prefix (p, open) ? p + strlen (open) : NULL;
+      const char *end = strstr (start ? start : reply, close);
 
-      g_string_append_len (out, p, open - p);
-      if (close == NULL)
-        {
-          p = open + strlen (open);
-          break;
-        }
-      p = close + strlen ("</think>");
+      if (start == NULL && end == NULL)
+        continue;
+      if (start == NULL)
+        start = reply;
+      if (reasoning != NULL)
+        *reasoning = end ? g_strndup (start, end - start) : g_strdup (start);
+      return g_strdup (end ? end + strlen (close) : "");
     }
-  g_string_append (out, p);
-  return g_string_free (out, FALSE);
+  return g_strdup (reply);
 }
 
 /* End of the JSON value opening at start (its matching bracket), skipping brackets inside strings. */
@@ -322,21 +369,82 @@ plausible (JsonNode *node)
 static JsonNode *
 try_parse (const char *text, gssize len)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) root = catchup_json_parse (NULL, text, len, NULL);
 
-  if (!json_parser_load_from_data (parser, text, len, NULL))
-    return NULL;
-  root = json_parser_steal_root (parser);
   return root && plausible (root) ? g_steal_pointer (&root) : NULL;
+}
+
+/* text without the commas before a closing bracket that models write ("[1, 2,]") and JSON forbids; commas
+ * inside strings stay. */
+static char *
+drop_trailing_commas (const char *text, gssize len)
+{
+  GString *out = g_string_sized_new (len < 0 ? strlen (text) : (gsize) len);
+  const char *end = len < 0 ? text + strlen (text) : text + len;
+  gboolean in_string = FALSE;
+
+  for (const char *p = text; p < end; p++)
+    {
+      if (in_string)
+        {
+          if (*p == '\\' && p + 1 < end)
+            g_string_append_c (out, *p++);
+          else if (*p == '"')
+            in_string = FALSE;
+        }
+      else if (*p == '"')
+        in_string = TRUE;
+      else if (*p == ',')
+        {
+          const char *q = p + 1;
+
+          while (q < end && g_ascii_isspace (*q))
+            q++;
+          if (q < end && (*q == '}' || *q == ']'))
+            continue;
+        }
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The value as written, else with trailing commas dropped. */
+static JsonNode *
+try_parse_lenient (const char *text, gssize len)
+{
+  JsonNode *node = try_parse (text, len);
+  g_autofree char *repaired = NULL;
+
+  if (node != NULL)
+    return node;
+  repaired = drop_trailing_commas (text, len);
+  return try_parse (repaired, -1);
+}
+
+/* The body of the first ```json (or bare ```) fence: models that wrap their answer in prose usually fence it,
+ * and what stands before the fence may hold brackets of its own. */
+static JsonNode *
+try_fenced (const char *text)
+{
+  const char *open = strstr (text, "```");
+  const char *body, *close;
+
+  if (open == NULL)
+    return NULL;
+  body = strchr (open + 3, '\n');
+  close = body ? strstr (body, "```") : NULL;
+  return close ? try_parse_lenient (body, close - body) : NULL;
 }
 
 JsonNode *
 catchup_llm_reply_json (const char *reply, GError **error)
 {
-  g_autofree char *text = strip_thinking (reply ? reply : "");
-  JsonNode *node = try_parse (text, -1);
+  g_autofree char *text = catchup_llm_split_reasoning (reply ? reply : "", NULL);
+  JsonNode *node = try_parse_lenient (text, -1);
   guint tries = 0;
+
+  if (node == NULL)
+    node = try_fenced (text);
 
   /* Code fences and prose need no special case: the scan finds the value inside them. The number of
    * candidates is bounded so that a hostile reply full of brackets stays linear. */
@@ -350,7 +458,7 @@ catchup_llm_reply_json (const char *reply, GError **error)
       end = balanced_end (p);
       if (end == NULL)
         continue;
-      node = try_parse (p, end - p);
+      node = try_parse_lenient (p, end - p);
     }
   if (node == NULL)
     g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL, _("The model's answer holds no usable JSON"));
@@ -365,8 +473,9 @@ catchup_llm_json_text (JsonObject *obj, const char *name, guint max_chars)
 
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
     return NULL;
+  /* model text is untrusted like chat text: no control characters, no line breaks inside a field */
   if (json_node_get_value_type (node) == G_TYPE_STRING)
-    text = g_strdup (json_node_get_string (node));
+    text = catchup_text_clean (json_node_get_string (node), -1, CATCHUP_TEXT_ONE_LINE);
   else if (json_node_get_value_type (node) == G_TYPE_INT64)
     text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
   else

@@ -15,8 +15,8 @@ G_BEGIN_DECLS
 #define CATCHUP_DATA_DIR_ENV "CATCHUP_DATA_DIR"
 
 /* The template NAME ("gaps.txt"): the user's own copy in g_get_user_config_dir()/purple-catchup/prompts
- * first, then $CATCHUP_DATA_DIR/prompts, then the installed PKGDATADIR/prompts. CATCHUP_ERROR_NOT_FOUND when
- * none exists. */
+ * first, then $CATCHUP_DATA_DIR/prompts, then the copy compiled into the library (data/prompts/ as a
+ * GResource), so that no installed data file is needed. CATCHUP_ERROR_NOT_FOUND for a name none of them has. */
 char *catchup_llm_prompt_load (const char *name, GError **error);
 
 /* Replaces each {{key}} of template with its value, in one pass (values are never expanded again, so chat
@@ -36,6 +36,11 @@ char *catchup_llm_prompt_nonce (void);
 char *catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce,
                                      guint max_turn_tokens);
 
+/* One turn's line of a data block, without its line break ("[s0345 Fri 08:50] maren: text"), cut as there. */
+char *catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens);
+/* text escaped as a turn's text is in a data block: it cannot break the line. */
+char *catchup_llm_prompt_escape (const char *text);
+
 /* Tokens one turn's line costs inside a data block, frame included, by the library's counter (the one the
  * client counts the prompts it sends with), and the sum over messages (NULL: 0). */
 guint catchup_llm_prompt_turn_cost (gconstpointer message);
@@ -48,9 +53,14 @@ guint catchup_llm_prompt_block_cost (const char *label);
  * turn). Returns a GPtrArray of GPtrArray views: the messages themselves are not copied. */
 GPtrArray *catchup_llm_prompt_segments (GPtrArray *messages, guint budget);
 
-/* The JSON a model's reply holds: the whole reply, or else the first object or array (of objects) found in
- * it, after dropping <think> blocks, code fences and prose around it. CATCHUP_ERROR_MODEL when there is
- * none. */
+/* reply without the reasoning a reasoning model put before its answer: a leading <think>…</think> or
+ * <thinking>…</thinking> block, or everything up to a bare </think> (when the chat template opened the block);
+ * an unclosed block leaves no answer (""). reasoning (may be NULL) gets the block's text, or NULL. */
+char *catchup_llm_split_reasoning (const char *reply, char **reasoning);
+
+/* The JSON a model's reply holds: the whole reply, or else the body of its first code fence, or else the first
+ * object or array (of objects) found in it, after dropping a reasoning block; prose around it is ignored and
+ * trailing commas ("[1, 2,]") are forgiven. CATCHUP_ERROR_MODEL when there is none. */
 JsonNode *catchup_llm_reply_json (const char *reply, GError **error);
 
 /* A string member of a model's JSON (a number is taken too: models write numeric ids as numbers), trimmed

@@ -9,6 +9,7 @@
 #include "catchup-llm-prompt.h"
 #include "catchup-llm-summary.h"
 #include "catchup-message.h"
+#include "catchup-summary-private.h"
 #include "catchup-text.h"
 
 #define MAX_LINE_CHARS 1000
@@ -21,8 +22,57 @@ static const char system_prompt[] =
 typedef struct {
   GHashTable *by_id;     /* id -> CatchupMessage (borrowed) */
   GHashTable *speakers;  /* casefolded speaker or alias */
-  GHashTable *times;     /* "HH:MM", UTC as in the prompt */
+  GHashTable *times;     /* "HH:MM": the turns' own, UTC as in the prompt, and the ones their texts mention */
 } Known;
+
+/* A clock time, "9:30" or "09:30", not part of a longer number or a time with seconds. */
+static GRegex *
+clock_regex (void)
+{
+  static GRegex *clock;
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      /* No G_REGEX_OPTIMIZE: its JIT buys nothing on a few lines and blinds valgrind. */
+      clock = g_regex_new ("(?<![\\d:])([01]?\\d|2[0-3]):([0-5]\\d)(?![\\d:])", 0, 0, NULL);
+      g_once_init_leave (&once, 1);
+    }
+  return clock;
+}
+
+/* Calls found (set, "HH:MM") for each clock time text mentions, until it returns FALSE. */
+static gboolean
+each_clock_time (const char *text, gboolean (*found) (GHashTable *set, const char *hhmm), GHashTable *set)
+{
+  g_autoptr (GMatchInfo) match = NULL;
+  gboolean ok = TRUE;
+
+  g_regex_match (clock_regex (), text, 0, &match);
+  while (ok && g_match_info_matches (match))
+    {
+      g_autofree char *h = g_match_info_fetch (match, 1);
+      g_autofree char *m = g_match_info_fetch (match, 2);
+      g_autofree char *hhmm = g_strdup_printf ("%02d:%s", atoi (h), m);
+
+      ok = found (set, hhmm);
+      g_match_info_next (match, NULL);
+    }
+  return ok;
+}
+
+static gboolean
+add_time (GHashTable *set, const char *hhmm)
+{
+  g_hash_table_add (set, g_strdup (hhmm));
+  return TRUE;
+}
+
+static gboolean
+has_time (GHashTable *set, const char *hhmm)
+{
+  return g_hash_table_contains (set, hhmm);
+}
 
 static void
 known_add (Known *k, GPtrArray *messages)
@@ -40,6 +90,9 @@ known_add (Known *k, GPtrArray *messages)
         g_hash_table_add (k->speakers, g_utf8_casefold (m->alias, -1));
       if (dt != NULL)
         g_hash_table_add (k->times, g_date_time_format (dt, "%H:%M"));
+      /* "the backup runs at 02:00", "standup moves to 09:30": a time a message states is supported too */
+      if (m->text != NULL)
+        each_clock_time (m->text, add_time, k->times);
     }
 }
 
@@ -73,69 +126,49 @@ known_speaker (const Known *k, const char *speaker)
   return g_hash_table_contains (k->speakers, folded);
 }
 
-/* Every clock time the text mentions is one that some turn has. */
+/* Every clock time the text mentions is one that some turn was sent at or states. */
 static gboolean
 times_known (const Known *k, const char *text)
 {
-  static GRegex *clock;
-  static gsize once;
-  g_autoptr (GMatchInfo) match = NULL;
-  gboolean ok = TRUE;
-
-  if (g_once_init_enter (&once))
-    {
-      /* No G_REGEX_OPTIMIZE: its JIT buys nothing on a few lines and blinds valgrind. */
-      clock = g_regex_new ("(?<![\\d:])([01]?\\d|2[0-3]):([0-5]\\d)(?![\\d:])", 0, 0, NULL);
-      g_once_init_leave (&once, 1);
-    }
-  g_regex_match (clock, text, 0, &match);
-  while (ok && g_match_info_matches (match))
-    {
-      g_autofree char *h = g_match_info_fetch (match, 1);
-      g_autofree char *m = g_match_info_fetch (match, 2);
-      g_autofree char *hhmm = g_strdup_printf ("%02d:%s", atoi (h), m);
-
-      ok = g_hash_table_contains (k->times, hhmm);
-      g_match_info_next (match, NULL);
-    }
-  return ok;
+  return each_clock_time (text, has_time, k->times);
 }
 
-static char *
-format_when (gint64 ts)
-{
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (ts);
-
-  /* Translators: strftime format of a message's weekday and time, e.g. "Tue 09:38" */
-  return dt ? g_date_time_format (dt, C_("time", "%a %H:%M")) : g_strdup ("?");
-}
-
-/* "“that fallback” = the HTTP poller (mira, Mon 10:02)": speaker and time come from the cited turn, never
- * from the model. NULL for an item citing a turn that does not exist. */
-static char *
+/* What an expression of a model's line refers to: speaker and time come from the cited turn, never from the
+ * model. NULL for an item citing a turn that does not exist. */
+static CatchupSummaryItem *
 context_item (JsonNode *item, const Known *k)
 {
   JsonObject *obj;
-  g_autofree char *ref = NULL, *means = NULL, *id = NULL, *when = NULL;
+  g_autofree char *ref = NULL, *means = NULL, *id = NULL;
   CatchupMessage *source;
 
-  if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (item));
+  /* A context entry is shown only with the turn it comes from: a bare string or an entry without an id is the
+   * model's word alone, which is exactly what the grounding check exists to keep out. */
   if (!JSON_NODE_HOLDS_OBJECT (item))
     return NULL;
   obj = json_node_get_object (item);
   ref = catchup_llm_json_text (obj, "ref", MAX_LINE_CHARS);
   means = catchup_llm_json_text (obj, "means", MAX_LINE_CHARS);
   id = catchup_llm_json_text (obj, "id", MAX_LINE_CHARS);
-  if (ref == NULL || means == NULL)
+  if (ref == NULL || means == NULL || id == NULL)
     return NULL;
-  if (id == NULL)
-    return g_strdup_printf ("“%s” = %s", ref, means);
   source = g_hash_table_lookup (k->by_id, id);
   if (source == NULL)
     return NULL;
-  when = format_when (source->ts);
-  return g_strdup_printf ("“%s” = %s (%s, %s)", ref, means, source->speaker, when);
+  return catchup_summary_item_new (ref, source->id, source->speaker, source->ts, means);
+}
+
+/* The model's section when it names one, else the one the built-in summary would give the cited turn. */
+static CatchupSection
+line_section (JsonObject *obj, CatchupMessage *source, const char *speaker, const char *text)
+{
+  g_autofree char *name = catchup_llm_json_text (obj, "section", MAX_LINE_CHARS);
+  CatchupSection section;
+
+  if (name != NULL && catchup_section_from_string (name, &section))
+    return section;
+  return source ? catchup_summary_classify (source->speaker, source->text)
+                : catchup_summary_classify (speaker, text);
 }
 
 static CatchupSummaryLine *
@@ -145,22 +178,20 @@ line_from_json (JsonNode *item, const Known *k)
   JsonArray *context = NULL;
   CatchupSummaryLine *line;
   CatchupMessage *source;
-  char *text;
+  g_autofree char *text = NULL, *speaker = NULL, *id = NULL;
 
   text = obj ? catchup_llm_json_text (obj, "text", MAX_LINE_CHARS) : NULL;
   if (text == NULL)
     return NULL;
-  line = g_new0 (CatchupSummaryLine, 1);
-  line->text = text;
-  line->speaker = catchup_llm_json_text (obj, "speaker", MAX_LINE_CHARS);
-  line->source_id = catchup_llm_json_text (obj, "id", MAX_LINE_CHARS);
-  source = line->source_id ? g_hash_table_lookup (k->by_id, line->source_id) : NULL;
-  line->ts = source ? source->ts : 0;
-  line->context = g_ptr_array_new_with_free_func (g_free);
+  speaker = catchup_llm_json_text (obj, "speaker", MAX_LINE_CHARS);
+  id = catchup_llm_json_text (obj, "id", MAX_LINE_CHARS);
+  source = id ? g_hash_table_lookup (k->by_id, id) : NULL;
+  line = catchup_summary_line_new (line_section (obj, source, speaker, text), id, speaker, source ? source->ts : 0,
+                                   text);
   context = catchup_llm_json_array (obj, "context");
   for (guint i = 0; context != NULL && i < json_array_get_length (context); i++)
     {
-      char *entry = context_item (json_array_get_element (context, i), k);
+      CatchupSummaryItem *entry = context_item (json_array_get_element (context, i), k);
 
       if (entry != NULL)
         g_ptr_array_add (line->context, entry);
@@ -205,11 +236,15 @@ parse_into (const char *reply, const Known *k, GPtrArray *lines, GError **error)
 static gboolean
 line_is_grounded (const CatchupSummaryLine *line, const Known *k)
 {
-  CatchupMessage *source = line->source_id ? g_hash_table_lookup (k->by_id, line->source_id) : NULL;
+  const char *id = catchup_summary_line_source (line);
+  CatchupMessage *source = id ? g_hash_table_lookup (k->by_id, id) : NULL;
 
+  /* a line that names neither who said it nor which message it reports cannot be checked at all */
+  if (line->speaker == NULL && id == NULL)
+    return FALSE;
   if (line->speaker != NULL && !known_speaker (k, line->speaker))
     return FALSE;
-  if (line->source_id != NULL && source == NULL)
+  if (id != NULL && source == NULL)
     return FALSE;
   /* A statement moved to someone else is worse than a statement left out. */
   if (source != NULL && line->speaker != NULL)
@@ -225,7 +260,7 @@ line_is_grounded (const CatchupSummaryLine *line, const Known *k)
   if (!times_known (k, line->text))
     return FALSE;
   for (guint i = 0; line->context != NULL && i < line->context->len; i++)
-    if (!times_known (k, g_ptr_array_index (line->context, i)))
+    if (!times_known (k, ((CatchupSummaryItem *) g_ptr_array_index (line->context, i))->text))
       return FALSE;
   return TRUE;
 }
@@ -280,37 +315,6 @@ catchup_llm_summary_check (CatchupSummary *summary, GPtrArray *window, CatchupMe
   return removed;
 }
 
-static char *
-make_headline (GPtrArray *window)
-{
-  g_autoptr (GHashTable) people = g_hash_table_new (g_str_hash, g_str_equal);
-  CatchupMessage *first, *last;
-  g_autofree char *from = NULL, *to = NULL;
-
-  if (window->len == 0)
-    return NULL;
-  for (guint i = 0; i < window->len; i++)
-    g_hash_table_add (people, ((CatchupMessage *) g_ptr_array_index (window, i))->speaker);
-  first = g_ptr_array_index (window, 0);
-  last = g_ptr_array_index (window, window->len - 1);
-  from = format_when (first->ts);
-  to = format_when (last->ts);
-  /* Translators: "12 messages from 3 people, Mon 09:14 – Mon 11:02" */
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u message from %u people, %s – %s",
-                                       "%u messages from %u people, %s – %s", window->len),
-                          window->len, g_hash_table_size (people), from, to);
-}
-
-static CatchupSummary *
-summary_new (GPtrArray *window)
-{
-  CatchupSummary *summary = g_new0 (CatchupSummary, 1);
-
-  summary->headline = make_headline (window);
-  summary->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_line_free);
-  return summary;
-}
-
 static gboolean
 require_lines (CatchupSummary *summary, GError **error)
 {
@@ -323,7 +327,7 @@ require_lines (CatchupSummary *summary, GError **error)
 CatchupSummary *
 catchup_llm_summary_parse (const char *reply, GPtrArray *window, CatchupMemory *mem, GError **error)
 {
-  g_autoptr (CatchupSummary) summary = summary_new (window);
+  g_autoptr (CatchupSummary) summary = catchup_summary_new (window);
   Known k;
   gboolean ok;
 
@@ -332,6 +336,7 @@ catchup_llm_summary_parse (const char *reply, GPtrArray *window, CatchupMemory *
   if (ok)
     check_lines (summary, &k);
   known_clear (&k);
+  catchup_summary_sort_lines (summary->lines);
   return ok && require_lines (summary, error) ? g_steal_pointer (&summary) : NULL;
 }
 
@@ -417,7 +422,7 @@ catchup_llm_summarize (CatchupLlm *llm, GPtrArray *window, CatchupMemory *mem, C
                           language ? language : "the language most of the window's messages are written in", 0 };
   parts.budget = window_budget (llm, &parts);
   segments = catchup_llm_prompt_segments (window, parts.budget);
-  summary = summary_new (window);
+  summary = catchup_summary_new (window);
   known_init (&k, window, mem);
   for (guint s = 0; ok && s < segments->len; s++)
     {
@@ -429,5 +434,6 @@ catchup_llm_summarize (CatchupLlm *llm, GPtrArray *window, CatchupMemory *mem, C
   if (ok)
     check_lines (summary, &k);
   known_clear (&k);
+  catchup_summary_sort_lines (summary->lines);
   return ok && require_lines (summary, error) ? g_steal_pointer (&summary) : NULL;
 }

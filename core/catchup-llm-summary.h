@@ -25,7 +25,8 @@ CatchupSummary *catchup_llm_summary_parse (const char *reply, GPtrArray *window,
 
 /* Removes every line that attributes something to a speaker who is in neither the memory nor the window,
  * cites a message id that is in neither, attributes a cited window turn to someone else, or mentions a
- * clock time (HH:MM) that no turn has; drops context items citing unknown ids. Says so in summary->notice.
+ * clock time (HH:MM) that no turn was sent at and no turn's text states; drops context items citing unknown
+ * ids. Says so in summary->notice.
  * Returns how many lines were removed. */
 guint catchup_llm_summary_check (CatchupSummary *summary, GPtrArray *window, CatchupMemory *mem);
 

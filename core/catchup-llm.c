@@ -1,11 +1,13 @@
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-private.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-text.h"
@@ -18,7 +20,17 @@ struct _CatchupLlm {
   char *no_proxy;
   GMutex lock;              /* guards stats */
   CatchupLlmStats stats;
+  gint refused;             /* ChatExtra bits the server refused: never sent again by this client */
 };
+
+/* Optional request parameters of a chat call: useful where a server takes them, never needed. */
+typedef enum {
+  EXTRA_RESPONSE_FORMAT = 1 << 0,   /* {"type": "json_object"}: OpenAI, llama.cpp, vLLM, Ollama */
+  EXTRA_REASONING_EFFORT = 1 << 1,  /* "none": Ollama switches thinking off */
+  EXTRA_TEMPLATE_KWARGS = 1 << 2,   /* {"enable_thinking": false}: vLLM, SGLang, llama.cpp (Qwen3 templates) */
+} ChatExtra;
+
+static const char *const extra_names[] = { "response_format", "reasoning_effort", "chat_template_kwargs" };
 
 typedef enum { ENDPOINT_CHAT, ENDPOINT_EMBED } Endpoint;
 
@@ -53,6 +65,8 @@ catchup_llm_config_init (CatchupLlmConfig *config)
   config->context_tokens = 8192;
   config->max_reply_tokens = 2048;
   config->embed_batch = 32;
+  config->json_mode = TRUE;
+  config->thinking = TRUE;
 }
 
 static void
@@ -154,7 +168,9 @@ load_fields (GKeyFile *file, CatchupLlmConfig *c, GError **error)
          && load_uint (file, "context_tokens", &c->context_tokens, error)
          && load_uint (file, "max_reply_tokens", &c->max_reply_tokens, error)
          && load_uint (file, "embed_batch", &c->embed_batch, error)
-         && load_bool (file, "tls_verify", &c->tls_verify, error);
+         && load_bool (file, "tls_verify", &c->tls_verify, error)
+         && load_bool (file, "json_mode", &c->json_mode, error)
+         && load_bool (file, "thinking", &c->thinking, error);
 }
 
 gboolean
@@ -412,16 +428,34 @@ usage_field (JsonObject *root, const char *name)
   return catchup_llm_json_int (catchup_llm_json_object (root, "usage"), name, &value) ? value : -1;
 }
 
-/* The server's usage figures when it reports them (most do), else the library's approximate count. */
+/* usage.completion_tokens_details.reasoning_tokens (OpenAI, vLLM), -1 when the server does not say. */
+static gint64
+usage_reasoning (JsonObject *root)
+{
+  JsonObject *details = catchup_llm_json_object (catchup_llm_json_object (root, "usage"),
+                                                 "completion_tokens_details");
+  gint64 value;
+
+  return catchup_llm_json_int (details, "reasoning_tokens", &value) ? value : -1;
+}
+
+/* The server's usage figures when it reports them (most do), else the library's approximate count. Reasoning
+ * is part of what was received, as in the servers' own completion_tokens. */
 static void
-count_tokens (CatchupLlm *llm, JsonObject *root, guint sent_estimate, guint received_estimate)
+count_tokens (CatchupLlm *llm, JsonObject *root, guint sent_estimate, guint received_estimate,
+              guint reasoning_estimate)
 {
   gint64 sent = usage_field (root, "prompt_tokens");
   gint64 received = usage_field (root, "completion_tokens");
+  gint64 reasoning = usage_reasoning (root);
 
+  /* the server's completion count includes the reasoning: our estimate of it must not exceed it */
+  if (reasoning < 0 && received >= 0)
+    reasoning = MIN ((gint64) reasoning_estimate, received);
   g_mutex_lock (&llm->lock);
   llm->stats.tokens_sent += sent >= 0 ? (guint64) sent : sent_estimate;
-  llm->stats.tokens_received += received >= 0 ? (guint64) received : received_estimate;
+  llm->stats.tokens_received += received >= 0 ? (guint64) received : (guint64) received_estimate + reasoning_estimate;
+  llm->stats.tokens_reasoning += reasoning >= 0 ? (guint64) reasoning : reasoning_estimate;
   g_mutex_unlock (&llm->lock);
 }
 
@@ -660,13 +694,11 @@ perform_once (CatchupLlm *llm, const char *url, const char *payload, GCancellabl
 static JsonNode *
 parse_json_bytes (GBytes *bytes, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
   gsize len = 0;
   const char *data = g_bytes_get_data (bytes, &len);
 
-  if (!json_parser_load_from_data (parser, data ? data : "", (gssize) len, error))
-    return NULL;
-  return json_parser_steal_root (parser);
+  /* a body of brackets under the size cap would otherwise overflow json-glib's recursion */
+  return catchup_json_parse (NULL, data ? data : "", (gssize) len, error);
 }
 
 /* The message an OpenAI-style error body carries ({"error": {"message": ...}}, {"error": "..."},
@@ -720,7 +752,8 @@ set_status_error (CatchupLlm *llm, const char *model, const Response *resp, guin
 {
   g_autofree char *message = server_message (llm, resp->body);
   const char *url = llm->display_url;
-  const char *why = message ? message : "";
+  /* "failed 3 times in a row: " with nothing after it reads as a cut message */
+  const char *why = message ? message : _("the server gave no reason");
   long status = resp->status;
 
   if (status == 401 || status == 403)
@@ -814,10 +847,27 @@ sleep_cancellable (guint ms, GCancellable *cancellable, GError **error)
   return TRUE;
 }
 
+/* Waiting longer than one request may take would make the timeout a lie: the caller hears why instead. */
+static gboolean
+waits_too_long (CatchupLlm *llm, gint64 retry_after_s, GError **error)
+{
+  g_autofree char *wait = NULL;
+
+  if (retry_after_s < 0 || (guint64) retry_after_s * 1000 <= llm->config.timeout_ms)
+    return FALSE;
+  wait = g_strdup_printf ("%" G_GINT64_FORMAT, retry_after_s);
+  g_clear_error (error);
+  g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_HTTP,
+               _("The model server at %s asks to wait %s s before the next request (Retry-After), longer than "
+                 "the timeout of %u s"),
+               llm->display_url, wait, llm->config.timeout_ms / 1000);
+  return TRUE;
+}
+
 /* POSTs payload to an endpoint, retrying 429 and 5xx answers with backoff (or as Retry-After says). */
 static JsonObject *
 post_json (CatchupLlm *llm, Endpoint endpoint, const char *model, const char *payload, GCancellable *cancellable,
-           GError **error)
+           long *status, GError **error)
 {
   g_autofree char *url = g_strconcat (llm->config.base_url, endpoint_paths[endpoint], NULL);
 
@@ -840,10 +890,14 @@ post_json (CatchupLlm *llm, Endpoint endpoint, const char *model, const char *pa
                strlen (payload), attempt + 1);
       if (perform_once (llm, url, payload, cancellable, &resp, &local))
         reply = read_reply (llm, model, &resp, attempt + 1, &retryable, &local);
+      if (status != NULL)
+        *status = resp.status;
       delay = retry_delay_ms (&llm->config, attempt, resp.retry_after_s);
       response_clear (&resp);
       if (reply != NULL)
         return reply;
+      if (retryable && attempt < llm->config.max_retries && waits_too_long (llm, resp.retry_after_s, &local))
+        retryable = FALSE;
       g_debug ("model request failed: %s", local->message);
       if (!retryable || attempt >= llm->config.max_retries)
         {
@@ -868,8 +922,58 @@ require_model (const char *model, const char *what, GError **error)
   return FALSE;
 }
 
+/* The extras this client sends: what the config asks for, less what the server refused. */
+static guint
+chat_extras (CatchupLlm *llm)
+{
+  guint extras = 0;
+
+  if (llm->config.json_mode)
+    extras |= EXTRA_RESPONSE_FORMAT;
+  if (!llm->config.thinking)
+    extras |= EXTRA_REASONING_EFFORT | EXTRA_TEMPLATE_KWARGS;
+  return extras & ~(guint) g_atomic_int_get (&llm->refused);
+}
+
+static void
+add_message (JsonBuilder *b, const char *role, const char *content)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "role");
+  json_builder_add_string_value (b, role);
+  json_builder_set_member_name (b, "content");
+  json_builder_add_string_value (b, content);
+  json_builder_end_object (b);
+}
+
+static void
+add_extras (JsonBuilder *b, guint extras)
+{
+  if (extras & EXTRA_RESPONSE_FORMAT)
+    {
+      json_builder_set_member_name (b, extra_names[0]);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "type");
+      json_builder_add_string_value (b, "json_object");
+      json_builder_end_object (b);
+    }
+  if (extras & EXTRA_REASONING_EFFORT)
+    {
+      json_builder_set_member_name (b, extra_names[1]);
+      json_builder_add_string_value (b, "none");
+    }
+  if (extras & EXTRA_TEMPLATE_KWARGS)
+    {
+      json_builder_set_member_name (b, extra_names[2]);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "enable_thinking");
+      json_builder_add_boolean_value (b, FALSE);
+      json_builder_end_object (b);
+    }
+}
+
 static char *
-chat_payload (const CatchupLlmConfig *c, const char *system, const char *user)
+chat_payload (const CatchupLlmConfig *c, const char *system, const char *user, guint extras, guint max_tokens)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -879,29 +983,20 @@ chat_payload (const CatchupLlmConfig *c, const char *system, const char *user)
   json_builder_add_string_value (b, c->chat_model);
   json_builder_set_member_name (b, "messages");
   json_builder_begin_array (b);
-  for (guint i = 0; i < 2; i++)
-    {
-      const char *content = i == 0 ? system : user;
-
-      if (content == NULL)
-        continue;
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "role");
-      json_builder_add_string_value (b, i == 0 ? "system" : "user");
-      json_builder_set_member_name (b, "content");
-      json_builder_add_string_value (b, content);
-      json_builder_end_object (b);
-    }
+  if (system != NULL)
+    add_message (b, "system", system);
+  add_message (b, "user", user);
   json_builder_end_array (b);
   json_builder_set_member_name (b, "temperature");
   json_builder_add_double_value (b, 0.0);
-  if (c->max_reply_tokens > 0)
+  if (max_tokens > 0)
     {
       json_builder_set_member_name (b, "max_tokens");
-      json_builder_add_int_value (b, c->max_reply_tokens);
+      json_builder_add_int_value (b, max_tokens);
     }
   json_builder_set_member_name (b, "stream");
   json_builder_add_boolean_value (b, FALSE);
+  add_extras (b, extras);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   return json_to_string (root, FALSE);
@@ -914,54 +1009,171 @@ set_unusable (CatchupLlm *llm, GError **error, const char *why)
                llm->display_url, why);
 }
 
-static char *
-chat_reply_text (CatchupLlm *llm, JsonObject *root, GError **error)
+/* One chat answer taken apart: the answer, the reasoning before or beside it, and whether it was cut. */
+typedef struct {
+  char *answer;
+  char *reasoning;
+  gboolean cut;
+} ChatAnswer;
+
+static void
+chat_answer_clear (ChatAnswer *a)
+{
+  g_clear_pointer (&a->answer, g_free);
+  g_clear_pointer (&a->reasoning, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ChatAnswer, chat_answer_clear)
+
+static gboolean
+chat_reply_text (CatchupLlm *llm, JsonObject *root, ChatAnswer *a, GError **error)
 {
   JsonArray *choices = catchup_llm_json_array (root, "choices");
   JsonNode *first = choices && json_array_get_length (choices) > 0 ? json_array_get_element (choices, 0) : NULL;
-  JsonObject *message = NULL;
-  const char *content = NULL;
+  JsonObject *choice = first && JSON_NODE_HOLDS_OBJECT (first) ? json_node_get_object (first) : NULL;
+  JsonObject *message = catchup_llm_json_object (choice, "message");
+  const char *content = catchup_llm_json_string (message, "content");
+  /* vLLM and DeepSeek's API say reasoning_content, newer vLLM and Ollama reasoning */
+  const char *reasoning = catchup_llm_json_string (message, "reasoning_content");
 
-  if (first != NULL && JSON_NODE_HOLDS_OBJECT (first))
-    message = catchup_llm_json_object (json_node_get_object (first), "message");
-  if (message != NULL)
-    content = catchup_llm_json_string (message, "content");
-  if (content == NULL)
+  if (reasoning == NULL)
+    reasoning = catchup_llm_json_string (message, "reasoning");
+  if (message == NULL || (content == NULL && reasoning == NULL))
     {
       set_unusable (llm, error, _("no message text in it"));
-      return NULL;
+      return FALSE;
     }
-  /* A reply cut at max_tokens usually fails to parse later; say why in the debug log. */
-  if (g_strcmp0 (catchup_llm_json_string (json_node_get_object (first), "finish_reason"), "length") == 0)
-    g_debug ("the model's answer was cut at max_reply_tokens (%u)", llm->config.max_reply_tokens);
-  return g_strdup (content);
+  {
+    /* the reply enters like chat text: valid UTF-8, no NUL or control character (its line breaks stay) */
+    g_autofree char *clean = catchup_text_clean (content, -1, CATCHUP_TEXT_MULTI_LINE);
+
+    a->answer = catchup_llm_split_reasoning (clean, &a->reasoning);
+  }
+  if (reasoning != NULL && *reasoning != '\0')
+    {
+      g_free (a->reasoning);
+      a->reasoning = g_strdup (reasoning);
+    }
+  a->cut = g_strcmp0 (catchup_llm_json_string (choice, "finish_reason"), "length") == 0;
+  return TRUE;
+}
+
+/* Which of the extras sent a refusal names (servers name the parameter they do not take: "Unrecognized
+ * request argument supplied: chat_template_kwargs", "'response_format.type' must be 'json_schema'"); a refusal
+ * naming none of them is about something else and is not retried. */
+static guint
+refused_extras (const GError *error, guint sent)
+{
+  guint named = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (extra_names); i++)
+    if ((sent & (1u << i)) && strstr (error->message, extra_names[i]) != NULL)
+      named |= 1u << i;
+  return named;
+}
+
+/* The reply limit for one more try after a cut answer: twice the limit, within what the context leaves;
+ * 0 when there is no room to grow. */
+static guint
+raised_limit (const CatchupLlmConfig *c, guint current, guint prompt_tokens)
+{
+  gint64 room = (gint64) c->context_tokens - prompt_tokens;
+  guint64 want = current > 0 ? (guint64) current * 2 : (guint64) c->context_tokens / 2;
+  guint64 limit = MIN (want, (guint64) MAX (room, 0));
+
+  return limit > current ? (guint) limit : 0;
+}
+
+static void
+set_cut (CatchupLlm *llm, guint limit, gboolean thinking, GError **error)
+{
+  if (thinking)
+    g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL,
+                 _("The model at %s was cut off at its reply limit (%u tokens) while still thinking, before any "
+                   "answer (set thinking=false or a larger max_reply_tokens)"), llm->display_url, limit);
+  else
+    g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL,
+                 _("The model's answer was cut off at its reply limit (%u tokens)"), limit);
+}
+
+/* One exchange: the answer text, or NULL with *status the HTTP status of a refusal. */
+static gboolean
+chat_once (CatchupLlm *llm, const char *system, const char *user, guint extras, guint max_tokens,
+           GCancellable *cancellable, ChatAnswer *a, long *status, GError **error)
+{
+  g_autofree char *payload = chat_payload (&llm->config, system, user, extras, max_tokens);
+  g_autoptr (JsonObject) reply = post_json (llm, ENDPOINT_CHAT, llm->config.chat_model, payload, cancellable,
+                                            status, error);
+  guint prompt = catchup_text_count_tokens (system ? system : "") + catchup_text_count_tokens (user);
+
+  if (reply == NULL)
+    return FALSE;
+  if (!chat_reply_text (llm, reply, a, error))
+    {
+      count_failure (llm);
+      return FALSE;
+    }
+  count_tokens (llm, reply, prompt, catchup_text_count_tokens (a->answer),
+                a->reasoning ? catchup_text_count_tokens (a->reasoning) : 0);
+  return TRUE;
 }
 
 char *
 catchup_llm_chat (CatchupLlm *llm, const char *system, const char *user, GCancellable *cancellable,
                   GError **error)
 {
-  g_autofree char *payload = NULL;
-  g_autoptr (JsonObject) reply = NULL;
-  char *text;
+  guint extras, limit, prompt;
+  gboolean raised = FALSE;
 
   g_return_val_if_fail (llm != NULL && user != NULL, NULL);
 
   if (!require_model (llm->config.chat_model, _("chat"), error))
     return NULL;
-  payload = chat_payload (&llm->config, system, user);
-  reply = post_json (llm, ENDPOINT_CHAT, llm->config.chat_model, payload, cancellable, error);
-  if (reply == NULL)
-    return NULL;
-  text = chat_reply_text (llm, reply, error);
-  if (text == NULL)
+  extras = chat_extras (llm);
+  limit = llm->config.max_reply_tokens;
+  prompt = catchup_text_count_tokens (system ? system : "") + catchup_text_count_tokens (user);
+  for (;;)
     {
-      count_failure (llm);
-      return NULL;
+      g_autoptr (GError) local = NULL;
+      g_auto (ChatAnswer) a = { NULL, NULL, FALSE };
+      long status = 0;
+      guint more;
+
+      if (!chat_once (llm, system, user, extras, limit, cancellable, &a, &status, &local))
+        {
+          /* a server that does not know an optional parameter: once more without it, and never again */
+          guint refused = status == 400 || status == 422 ? refused_extras (local, extras) : 0;
+
+          if (refused != 0)
+            {
+              g_debug ("the model server refused %s; asking again without", local->message);
+              g_atomic_int_or (&llm->refused, refused);
+              extras &= ~refused;
+              continue;
+            }
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      if (!a.cut)
+        {
+          if (*a.answer == '\0' && a.reasoning != NULL)
+            {
+              set_unusable (llm, error, _("only the model's reasoning, no answer"));
+              count_failure (llm);
+              return NULL;
+            }
+          return g_steal_pointer (&a.answer);
+        }
+      more = raised ? 0 : raised_limit (&llm->config, limit, prompt);
+      g_debug ("the model's answer was cut at %u tokens; %s", limit, more ? "asking once more" : "giving up");
+      if (more == 0)
+        {
+          set_cut (llm, limit, *g_strstrip (a.answer) == '\0', error);
+          count_failure (llm);
+          return NULL;
+        }
+      limit = more;
+      raised = TRUE;
     }
-  count_tokens (llm, reply, catchup_text_count_tokens (system ? system : "") + catchup_text_count_tokens (user),
-                catchup_text_count_tokens (text));
-  return text;
 }
 
 static char *
@@ -985,6 +1197,28 @@ embed_payload (const CatchupLlmConfig *c, const char *const *texts, guint n)
   return json_to_string (root, FALSE);
 }
 
+/* The numbers of one vector. A component that is not a finite float (1e999 parses as infinity, 1e300 becomes
+ * one as a float) would make every score NaN, and a vector of zeros has no direction: neither is an embedding. */
+static gboolean
+read_components (JsonArray *vec, float *row, guint len)
+{
+  gboolean nonzero = FALSE;
+
+  for (guint j = 0; j < len; j++)
+    {
+      JsonNode *v = json_array_get_element (vec, j);
+      GType type = JSON_NODE_HOLDS_VALUE (v) ? json_node_get_value_type (v) : G_TYPE_INVALID;
+
+      if (type != G_TYPE_DOUBLE && type != G_TYPE_INT64)
+        return FALSE;
+      row[j] = (float) json_node_get_double (v);
+      if (!isfinite (row[j]))
+        return FALSE;
+      nonzero |= row[j] != 0.0f;
+    }
+  return nonzero;
+}
+
 /* Copies one {"index": i, "embedding": [...]} item into row i of out (allocated on the first item). */
 static gboolean
 read_embedding (JsonNode *item, guint position, guint n, float **out, guint *dim, guint8 *seen)
@@ -1004,15 +1238,7 @@ read_embedding (JsonNode *item, guint position, guint n, float **out, guint *dim
       *out = g_new0 (float, (gsize) n * len);
     }
   seen[index] = 1;
-  for (guint j = 0; j < len; j++)
-    {
-      JsonNode *v = json_array_get_element (vec, j);
-
-      if (!JSON_NODE_HOLDS_VALUE (v))
-        return FALSE;
-      (*out)[(gsize) index * len + j] = (float) json_node_get_double (v);
-    }
-  return TRUE;
+  return read_components (vec, *out + (gsize) index * len, len);
 }
 
 static float *
@@ -1052,7 +1278,7 @@ catchup_llm_embed (CatchupLlm *llm, const char *const *texts, guint n, guint *di
   if (!require_model (llm->config.embed_model, _("embedding"), error))
     return NULL;
   payload = embed_payload (&llm->config, texts, n);
-  reply = post_json (llm, ENDPOINT_EMBED, llm->config.embed_model, payload, cancellable, error);
+  reply = post_json (llm, ENDPOINT_EMBED, llm->config.embed_model, payload, cancellable, NULL, error);
   if (reply == NULL)
     return NULL;
   out = embed_reply_vectors (llm, reply, n, dim, error);
@@ -1063,8 +1289,38 @@ catchup_llm_embed (CatchupLlm *llm, const char *const *texts, guint n, guint *di
     }
   for (guint i = 0; i < n; i++)
     estimate += catchup_text_count_tokens (texts[i]);
-  count_tokens (llm, reply, estimate, 0);
+  count_tokens (llm, reply, estimate, 0, 0);
   return out;
+}
+
+/* A 200 answer's body through the same reading as a real one, for tests and fuzzing. */
+static JsonObject *
+reply_from_body (CatchupLlm *llm, const char *body, gsize len, GError **error)
+{
+  g_autoptr (GBytes) bytes = g_bytes_new (body, len);
+  Response resp = { 200, bytes, (char *) "application/json", -1 };
+  gboolean retryable;
+
+  return read_reply (llm, llm->config.chat_model, &resp, 1, &retryable, error);
+}
+
+char *
+catchup_llm_parse_chat_reply (CatchupLlm *llm, const char *body, gsize len, GError **error)
+{
+  g_autoptr (JsonObject) reply = reply_from_body (llm, body, len, error);
+  g_auto (ChatAnswer) a = { NULL, NULL, FALSE };
+
+  if (reply == NULL || !chat_reply_text (llm, reply, &a, error))
+    return NULL;
+  return g_steal_pointer (&a.answer);
+}
+
+float *
+catchup_llm_parse_embed_reply (CatchupLlm *llm, const char *body, gsize len, guint n, guint *dim, GError **error)
+{
+  g_autoptr (JsonObject) reply = reply_from_body (llm, body, len, error);
+
+  return reply ? embed_reply_vectors (llm, reply, n, dim, error) : NULL;
 }
 
 /* --- async: the blocking calls in a GTask worker --- */

@@ -31,6 +31,8 @@ typedef struct {
   guint max_reply_tokens;   /* max_tokens asked for in chat calls (0: the server's default) */
   char *query_instruction;  /* prefixed to query embeddings, e.g. "Instruct: ...\nQuery: "; may be NULL */
   guint embed_batch;        /* texts per embeddings request */
+  gboolean json_mode;       /* ask for a JSON object (response_format) where the server takes it; TRUE */
+  gboolean thinking;        /* FALSE asks a reasoning model's server to switch its thinking off; TRUE */
 } CatchupLlmConfig;
 
 /* Fills in the defaults; every string NULL. */
@@ -44,7 +46,7 @@ void catchup_llm_config_free (CatchupLlmConfig *config);
 char *catchup_llm_config_default_path (void);
 /* Reads the [model] group of a key file over config (keys: base_url, chat_model, embed_model, api_key,
  * timeout_ms, connect_timeout_ms, max_retries, retry_base_ms, retry_max_ms, tls_verify, context_tokens,
- * max_reply_tokens, query_instruction, embed_batch); keys that are absent keep their values. A missing file
+ * max_reply_tokens, query_instruction, embed_batch, json_mode, thinking); keys that are absent keep their values. A missing file
  * is CATCHUP_ERROR_NOT_FOUND, a malformed one CATCHUP_ERROR_INVALID. The API key is better kept in
  * $CATCHUP_API_KEY than in a file. */
 gboolean catchup_llm_config_load (CatchupLlmConfig *config, const char *path, GError **error);
@@ -56,7 +58,8 @@ typedef struct {
   guint retries;
   guint failures;           /* calls that ended in an error */
   guint64 tokens_sent;      /* the server's usage figures when it sends them, else our own count */
-  guint64 tokens_received;
+  guint64 tokens_received;  /* reasoning included */
+  guint64 tokens_reasoning; /* of tokens_received, what a reasoning model spent thinking (its figure or ours) */
 } CatchupLlmStats;
 
 typedef struct _CatchupLlm CatchupLlm;
@@ -77,7 +80,12 @@ const char *catchup_llm_get_display_url (CatchupLlm *llm);
 void catchup_llm_get_stats (CatchupLlm *llm, CatchupLlmStats *out);
 void catchup_llm_reset_stats (CatchupLlm *llm);
 
-/* One chat completion (temperature 0): the assistant's text. system may be NULL. */
+/* One chat completion (temperature 0): the assistant's answer, without the reasoning a reasoning model put
+ * before it (a <think> or <thinking> block, or reasoning_content beside the content). system may be NULL.
+ * A JSON object is asked for (config json_mode) and thinking switched off (config thinking FALSE) where the
+ * server takes the request parameters for it; a server that refuses one (HTTP 400 or 422) is asked again
+ * without it, and not asked with it again. An answer cut at max_reply_tokens is asked for once more with twice
+ * the limit when the context has room; cut again (or without room) it is CATCHUP_ERROR_MODEL, saying so. */
 char *catchup_llm_chat (CatchupLlm *llm, const char *system, const char *user, GCancellable *cancellable,
                         GError **error);
 void catchup_llm_chat_async (CatchupLlm *llm, const char *system, const char *user, GCancellable *cancellable,

@@ -24,6 +24,11 @@
  * the LoCoMo questions: 8, 10 and 16 terms give the same recall (12 is one gap lower, within noise), and a
  * catch-up on a 160K-token room takes 16.6 ms with 10 against 20.9 ms with 16. */
 #define FOCUS_TERMS 10
+/* A candidate pool draws on every chunk the sparse and dense lists fused (each CATCHUP_RETRIEVE_TOP long). */
+#define POOL_CHUNKS (2 * CATCHUP_RETRIEVE_TOP)
+/* A candidate this short ("ok, agreed", "yes do it", counted with its speaker) means little without the turn
+ * before it. */
+#define SHORT_TURN_TOKENS 6
 
 static const char *const method_names[] = {
   "none", "recent", "full", "sparse", "dense", "hybrid", "remember", "gaps", NULL,
@@ -71,11 +76,13 @@ catchup_memory_free (CatchupMemory *mem)
   g_clear_pointer (&mem->turns, g_ptr_array_unref);
   g_clear_pointer (&mem->gaps, g_ptr_array_unref);
   g_clear_pointer (&mem->gap_of, g_hash_table_unref);
+  g_clear_pointer (&mem->pools, g_ptr_array_unref);
+  g_clear_pointer (&mem->selected, g_ptr_array_unref);
   g_free (mem);
 }
 
-static CatchupMemory *
-memory_new (void)
+CatchupMemory *
+catchup_memory_new (void)
 {
   CatchupMemory *mem = g_new0 (CatchupMemory, 1);
 
@@ -85,10 +92,8 @@ memory_new (void)
   return mem;
 }
 
-/* Adds a copy of m unless it is there already or would break the budget. gap: index of the gap it serves,
- * -1 for the lead-in. */
-static gboolean
-memory_add (CatchupMemory *mem, const CatchupMessage *m, int gap, guint budget)
+gboolean
+catchup_memory_add (CatchupMemory *mem, const CatchupMessage *m, int gap, guint budget)
 {
   guint t = catchup_text_count_turn (m->speaker, m->text);
 
@@ -129,7 +134,7 @@ add_recent (CatchupStore *store, gint64 room, const CatchupPos *pos, CatchupMemo
         continue;
       if (used + t > tokens)
         break;
-      if (memory_add (mem, m, -1, budget))
+      if (catchup_memory_add (mem, m, -1, budget))
         used += t;
     }
   return TRUE;
@@ -144,6 +149,7 @@ typedef struct {
   GHashTable *chunks;   /* chunk id -> CachedChunk */
   GHashTable *df;       /* term -> document frequency, shared by the queries of one build */
   gboolean model;       /* embedder is a model's: chunk and turn vectors come from the embedding cache */
+  GPtrArray *pool_lists;/* with a pool: per gap, the turns of all fused chunks, ranked (GArray of Scored) */
 } Ctx;
 
 static gboolean
@@ -257,6 +263,8 @@ chunk_load (Ctx *ctx, gint64 id, GError **error)
 typedef struct {
   const CatchupMessage *msg;   /* owned by the chunk cache */
   float score;
+  const CachedChunk *chunk;    /* where it came from, and its position there: for its neighbours */
+  guint index;
 } Scored;
 
 static gint
@@ -285,7 +293,7 @@ refine_turns (Ctx *ctx, GArray *chunks, GHashTable *idf, const float *qvec, doub
       for (guint i = 0; i < cc->turns->len; i++)
         {
           const CatchupMessage *m = cc->turns->pdata[i];
-          Scored s = { m, 0 };
+          Scored s = { m, 0, cc, i };
 
           /* overlapping chunks hold the same turn twice */
           if (!g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) m->row)))
@@ -316,7 +324,7 @@ accumulate (CatchupMemory *mem, GPtrArray *lists, guint budget)
           if (d < l->len)
             {
               more = TRUE;
-              memory_add (mem, g_array_index (l, Scored, d).msg, (int) g, budget);
+              catchup_memory_add (mem, g_array_index (l, Scored, d).msg, (int) g, budget);
             }
         }
     }
@@ -333,9 +341,21 @@ turns_for (Ctx *ctx, const char *query, const float *qvec, GArray *dense, guint 
 {
   g_autoptr (GHashTable) idf = catchup_retrieve_idf (ctx->store, query, ctx->df, error);
   g_autofree char *focus = idf ? catchup_retrieve_focus (idf, FOCUS_TERMS) : NULL;
-  g_autoptr (GArray) chunks = focus ? chunks_for (ctx, focus, TRUE, dense, CATCHUP_RETRIEVE_TOP, keep, error) : NULL;
+  /* a pool takes the turns of every fused chunk; the ranking proper only those of the best `keep` */
+  guint wide = ctx->pool_lists ? MAX (keep, POOL_CHUNKS) : keep;
+  g_autoptr (GArray) chunks = focus ? chunks_for (ctx, focus, TRUE, dense, CATCHUP_RETRIEVE_TOP, wide, error) : NULL;
+  GArray *pool;
 
-  return chunks ? refine_turns (ctx, chunks, idf, qvec, chunk_prior, error) : NULL;
+  if (chunks == NULL)
+    return NULL;
+  if (ctx->pool_lists != NULL)
+    {
+      if ((pool = refine_turns (ctx, chunks, idf, qvec, chunk_prior, error)) == NULL)
+        return NULL;
+      g_ptr_array_add (ctx->pool_lists, pool);
+      g_array_set_size (chunks, MIN (chunks->len, keep));
+    }
+  return refine_turns (ctx, chunks, idf, qvec, chunk_prior, error);
 }
 
 static GArray *
@@ -392,6 +412,58 @@ gap_lists (Ctx *ctx, GPtrArray *gaps, guint keep, GPtrArray *lists, GError **err
   return ok;
 }
 
+/* Adds a copy of m to pool unless it is there already or in the lead-in (which the memory holds anyway). */
+static void
+pool_add (GPtrArray *pool, GHashTable *in_pool, const CatchupMemory *mem, const CatchupMessage *m)
+{
+  gpointer gap;
+
+  if (g_hash_table_lookup_extended (mem->gap_of, m->id, NULL, &gap) && GPOINTER_TO_INT (gap) == 0)
+    return;
+  if (!g_hash_table_add (in_pool, (gpointer) m))
+    return;
+  g_ptr_array_add (pool, catchup_message_copy (m));
+}
+
+static gboolean
+completes (const CatchupMessage *m)
+{
+  gsize len = m->text ? strlen (m->text) : 0;
+
+  return len > 0 && m->text[len - 1] == '?';
+}
+
+/* One gap's pool: its best turns, each with the neighbour that completes it (the answer after a question,
+ * the turn before a short reply), at most size turns in all. */
+static GPtrArray *
+pool_of (const CatchupMemory *mem, GArray *ranked, guint size)
+{
+  GPtrArray *pool = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  g_autoptr (GHashTable) in_pool = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (guint i = 0; i < ranked->len && pool->len < size; i++)
+    {
+      const Scored *s = &g_array_index (ranked, Scored, i);
+      GPtrArray *turns = s->chunk->turns;
+
+      if (catchup_text_count_turn (s->msg->speaker, s->msg->text) <= SHORT_TURN_TOKENS && s->index > 0)
+        pool_add (pool, in_pool, mem, turns->pdata[s->index - 1]);
+      if (pool->len < size)
+        pool_add (pool, in_pool, mem, s->msg);
+      if (completes (s->msg) && s->index + 1 < turns->len && pool->len < size)
+        pool_add (pool, in_pool, mem, turns->pdata[s->index + 1]);
+    }
+  return pool;
+}
+
+static void
+build_pools (CatchupMemory *mem, GPtrArray *ranked, guint size)
+{
+  mem->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  for (guint g = 0; g < ranked->len; g++)
+    g_ptr_array_add (mem->pools, pool_of (mem, ranked->pdata[g], size));
+}
+
 static gboolean
 build_remember (Ctx *ctx, GPtrArray *window, const CatchupMemoryOptions *opts, CatchupMemory *mem,
                 GError **error)
@@ -408,10 +480,14 @@ build_remember (Ctx *ctx, GPtrArray *window, const CatchupMemoryOptions *opts, C
 
       g_ptr_array_extend_and_steal (mem->gaps, g_steal_pointer (&found));
     }
+  if (opts->pool_size > 0)
+    ctx->pool_lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   if (!add_recent (ctx->store, ctx->room, ctx->before, mem, lead_in, opts->budget, error) ||
       !gap_lists (ctx, mem->gaps, chunks_per_gap (opts), lists, error))
     return FALSE;
   accumulate (mem, lists, opts->budget);
+  if (ctx->pool_lists != NULL)
+    build_pools (mem, ctx->pool_lists, opts->pool_size);
   return TRUE;
 }
 
@@ -445,7 +521,7 @@ build_single_query (Ctx *ctx, const char *query, CatchupMethod method, guint bud
           CatchupPos p = catchup_pos_of (m);
 
           if (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0)
-            memory_add (mem, m, 0, budget);
+            catchup_memory_add (mem, m, 0, budget);
         }
     }
   return TRUE;
@@ -464,7 +540,7 @@ build_full (Ctx *ctx, CatchupMemory *mem, GError **error)
       CatchupPos p = catchup_pos_of (m);
 
       if (!(m->flags & CATCHUP_MESSAGE_EVENT) && (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0))
-        memory_add (mem, m, -1, G_MAXUINT);
+        catchup_memory_add (mem, m, -1, G_MAXUINT);
     }
   return TRUE;
 }
@@ -512,7 +588,7 @@ build_method (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemor
 static CatchupMemory *
 build (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemoryOptions *opts, GError **error)
 {
-  g_autoptr (CatchupMemory) mem = memory_new ();
+  g_autoptr (CatchupMemory) mem = catchup_memory_new ();
   g_autoptr (CatchupEmbedder) own = NULL;
   g_autoptr (GHashTable) chunks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                           (GDestroyNotify) cached_chunk_free);
@@ -525,9 +601,14 @@ build (Ctx *ctx, GPtrArray *window, const char *query, const CatchupMemoryOption
     ctx->embedder = own = catchup_embedder_new_default ();
   ctx->chunks = chunks;
   ctx->df = df;
+  ctx->pool_lists = NULL;
   if (!build_method (ctx, window, query, opts, mem, error) ||
       g_cancellable_set_error_if_cancelled (ctx->cancellable, error))
-    return NULL;
+    {
+      g_clear_pointer (&ctx->pool_lists, g_ptr_array_unref);
+      return NULL;
+    }
+  g_clear_pointer (&ctx->pool_lists, g_ptr_array_unref);
   g_ptr_array_sort (mem->turns, cmp_chrono);
   return g_steal_pointer (&mem);
 }
@@ -549,6 +630,66 @@ catchup_memory_build (CatchupStore *store, gint64 room, GPtrArray *window, const
   /* the window as "speaker: text" lines, as a chunk is indexed */
   query = catchup_index_chunk_text (window);
   return build (&ctx, window, query, opts, error);
+}
+
+static CatchupMessage *
+pooled (const CatchupMemory *mem, const char *id)
+{
+  for (guint g = 0; mem->pools != NULL && g < mem->pools->len; g++)
+    {
+      GPtrArray *pool = mem->pools->pdata[g];
+
+      for (guint i = 0; i < pool->len; i++)
+        if (g_strcmp0 (((CatchupMessage *) pool->pdata[i])->id, id) == 0)
+          return pool->pdata[i];
+    }
+  return NULL;
+}
+
+guint
+catchup_memory_select (CatchupMemory *mem, GPtrArray *selected, guint budget)
+{
+  g_autoptr (GPtrArray) old = NULL;
+  g_autoptr (GHashTable) old_gap_of = NULL;
+  gboolean more = TRUE;
+  guint added = 0;
+
+  g_return_val_if_fail (mem != NULL && selected != NULL, 0);
+
+  old = g_steal_pointer (&mem->turns);
+  old_gap_of = g_steal_pointer (&mem->gap_of);
+  mem->turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  mem->tokens = 0;
+  /* the lead-in stays as it was; the gap turns make room for the chosen ones */
+  for (guint i = 0; i < old->len; i++)
+    {
+      CatchupMessage *m = old->pdata[i];
+      gpointer gap;
+
+      if (g_hash_table_lookup_extended (old_gap_of, m->id, NULL, &gap) && GPOINTER_TO_INT (gap) == 0)
+        catchup_memory_add (mem, m, -1, G_MAXUINT);
+    }
+  for (guint d = 0; more; d++)
+    {
+      more = FALSE;
+      for (guint g = 0; g < selected->len; g++)
+        {
+          GPtrArray *ids = selected->pdata[g];
+          const CatchupMessage *m;
+
+          if (ids == NULL || d >= ids->len)
+            continue;
+          more = TRUE;
+          m = pooled (mem, ids->pdata[d]);
+          if (m != NULL && catchup_memory_add (mem, m, (int) g, budget))
+            added++;
+        }
+    }
+  g_ptr_array_sort (mem->turns, cmp_chrono);
+  g_clear_pointer (&mem->selected, g_ptr_array_unref);
+  mem->selected = g_ptr_array_ref (selected);
+  return added;
 }
 
 CatchupMemory *

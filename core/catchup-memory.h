@@ -32,7 +32,11 @@ typedef struct {
   guint chunks_per_gap;        /* K: chunks kept per gap after fusion (0: budget / chunk size) */
   CatchupEmbedder *embedder;   /* NULL: the default */
   GPtrArray *gaps;             /* CatchupGap: use these instead of the embedded detector (model path); may be NULL */
+  guint pool_size;             /* remember: also keep each gap's best candidate turns, up to this many (0: none) */
 } CatchupMemoryOptions;
+
+/* Candidate turns per gap for the model to choose the evidence from: the measured knee (docs/benchmarks.md). */
+#define CATCHUP_DEFAULT_POOL 30
 
 void catchup_memory_options_init (CatchupMemoryOptions *opts);
 
@@ -41,15 +45,28 @@ typedef struct {
   GPtrArray *gaps;    /* CatchupGap used */
   guint tokens;
   GHashTable *gap_of; /* message id -> index of the gap it was kept for (-1: lead-in) as GINT_TO_POINTER(i+1) */
+  GPtrArray *pools;   /* with pool_size: per gap, a GPtrArray of candidate CatchupMessage, best first; else NULL */
+  GPtrArray *selected;/* after catchup_memory_select: per gap, a GPtrArray of the chosen ids; else NULL */
 } CatchupMemory;
 
 void catchup_memory_free (CatchupMemory *mem);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupMemory, catchup_memory_free)
 
+CatchupMemory *catchup_memory_new (void);
+/* Adds a copy of m unless it is there already or would break the budget. gap: index of the gap it serves,
+ * -1 for the lead-in. */
+gboolean catchup_memory_add (CatchupMemory *mem, const CatchupMessage *m, int gap, guint budget);
+
 /* Memory for a window (GPtrArray of CatchupMessage, all stored in room) from the history before it. */
 CatchupMemory *catchup_memory_build (CatchupStore *store, gint64 room, GPtrArray *window,
                                      const CatchupMemoryOptions *opts, GCancellable *cancellable,
                                      GError **error);
+/* Replaces the gap turns of mem by the turns chosen from its pools (selected: per gap of mem->gaps, a
+ * GPtrArray of ids, best first; ids not in any pool are ignored): the lead-in stays, then round d adds the
+ * d-th choice of every gap, within budget. Keeps a reference to selected in mem->selected. Returns how many
+ * chosen turns went in. */
+guint catchup_memory_select (CatchupMemory *mem, GPtrArray *selected, guint budget);
+
 /* Memory for a free-text question over the whole history. */
 CatchupMemory *catchup_memory_recall (CatchupStore *store, gint64 room, const char *query,
                                       const CatchupMemoryOptions *opts, GCancellable *cancellable,

@@ -72,5 +72,5 @@ catchup_time_format_iso (gint64 ts)
 {
   g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (ts);
 
-  return dt ? g_date_time_format (dt, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+  return dt ? g_date_time_format (dt, "%Y-%m-%dT%H:%M:%SZ") : g_strdup_printf ("@%" G_GINT64_FORMAT, ts);
 }

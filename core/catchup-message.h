@@ -31,7 +31,11 @@ void catchup_message_free (CatchupMessage *msg);
 /* A message's derived id when the source gives none: same room+ts+speaker+text => same id. */
 char *catchup_message_derive_id (gint64 ts, const char *speaker, const char *text);
 
-/* "2026-03-02T09:02:11Z" <-> seconds; FALSE / NULL on a malformed time. Accepts offsets and fractions. */
+/* The last second that has a date (9999-12-31T23:59:59Z): importers refuse later times. */
+#define CATCHUP_TIME_MAX G_GINT64_CONSTANT (253402300799)
+
+/* "2026-03-02T09:02:11Z" <-> seconds; FALSE on a malformed time. Accepts offsets and fractions. A time without
+ * a date (before year 1 or after 9999) is formatted as "@SECONDS", never NULL. */
 gboolean catchup_time_parse_iso (const char *text, gint64 *out);
 char *catchup_time_format_iso (gint64 ts);
 

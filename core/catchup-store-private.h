@@ -9,9 +9,12 @@ G_BEGIN_DECLS
 struct _CatchupStore {
   sqlite3 *db;
   char *path;
-  guint txn_depth;
-  gboolean txn_failed; /* an inner level rolled back: the outermost commit must roll back too */
+  guint txn_depth;     /* levels above the first are savepoints */
+  int last_rc;         /* of the last failure reported */
   GHashTable *stmts;   /* SQL text -> prepared sqlite3_stmt*, finalized on close */
+  GCancellable *abort; /* connection-wide: cancelled, every statement stops and no lock is waited for */
+  GCancellable *cancellable; /* the running operation's (may be NULL) */
+  guint busy_timeout_ms;
 };
 
 /*
@@ -91,6 +94,32 @@ struct _CatchupStore {
   "DROP TRIGGER messages_ai;" \
   "DROP TRIGGER messages_ad;" \
   "DROP TABLE messages_fts;"
+
+/*
+ * Version 5: the derived track (catchup-records.c). A record is one fact, stance, commitment, decision, norm,
+ * relation or status drawn from a stored message (row, uid: its provenance), by source (who said it) about
+ * owner (whom it concerns; '' for the group). subject holds the record's content terms, space-separated: a
+ * later record of the same owner and family sharing one of them supersedes the earlier, which is kept, so the
+ * chain shows how it changed and the head what holds now. records_state: the highest message row the writer of
+ * records has read per room, so building is incremental and survives a restart.
+ */
+#define CATCHUP_STORE_SCHEMA_V5 \
+  "CREATE TABLE records (" \
+  "  id INTEGER PRIMARY KEY," \
+  "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  row INTEGER NOT NULL REFERENCES messages (row) ON DELETE CASCADE," \
+  "  uid TEXT NOT NULL, ts INTEGER NOT NULL," \
+  "  kind INTEGER NOT NULL, family INTEGER NOT NULL, scope INTEGER NOT NULL, flags INTEGER NOT NULL DEFAULT 0," \
+  "  source TEXT NOT NULL, owner TEXT NOT NULL, subject TEXT NOT NULL, text TEXT NOT NULL," \
+  "  supersedes INTEGER REFERENCES records (id) ON DELETE SET NULL," \
+  "  superseded_by INTEGER REFERENCES records (id) ON DELETE SET NULL);" \
+  "CREATE INDEX records_owner ON records (room, owner, family, ts);" \
+  "CREATE INDEX records_row ON records (row);" \
+  "CREATE INDEX records_supersedes ON records (supersedes);" \
+  "CREATE INDEX records_superseded_by ON records (superseded_by);" \
+  "CREATE TABLE records_state (" \
+  "  room INTEGER PRIMARY KEY REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  max_row INTEGER NOT NULL);"
 
 /* Cached prepared statement (reset, bindings cleared); NULL with error set. */
 sqlite3_stmt *catchup_store_prepare (CatchupStore *store, const char *sql, GError **error);

@@ -12,6 +12,9 @@
 #include "catchup-text.h"
 
 #define BUSY_TIMEOUT_MS 5000
+#define BUSY_STEP_MS 10
+/* VM instructions between two checks for an abort: well under a millisecond. */
+#define PROGRESS_STEPS 10000
 /* Enough terms for any chat question; keeps a pasted 100 KB line from becoming a 10,000-term query. */
 #define SEARCH_MAX_TERMS 64
 
@@ -39,6 +42,12 @@ error_code_of (int rc)
       return CATCHUP_ERROR_DB_BUSY;
     case SQLITE_FULL:
       return CATCHUP_ERROR_DB_FULL;
+    case SQLITE_IOERR:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_NOMEM:
+    case SQLITE_PROTOCOL:
+      return CATCHUP_ERROR_DB_IO;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
       return CATCHUP_ERROR_DB_CORRUPT;
@@ -51,6 +60,15 @@ void
 catchup_store_set_error (CatchupStore *store, int rc, GError **error, const char *what)
 {
   const char *detail = sqlite3_errstr (rc);
+
+  if (store != NULL)
+    store->last_rc = rc;
+  /* An interrupt is our own abort or cancellable: report it as the one cancellation code. */
+  if ((rc & 0xff) == SQLITE_INTERRUPT)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: %s", what, detail);
+      return;
+    }
 
   /* The connection's message is more precise ("no such table: x"), but only when it is about this rc. */
   if (store != NULL && store->db != NULL && (sqlite3_errcode (store->db) & 0xff) == (rc & 0xff))
@@ -118,12 +136,19 @@ bind_text (sqlite3_stmt *stmt, int i, const char *text)
     sqlite3_bind_text (stmt, i, text, -1, SQLITE_TRANSIENT);
 }
 
+/* A text column as valid UTF-8: older versions stored live messages unchecked, and another program may write
+ * the file; the regex engines and GLib's UTF-8 functions behind every reader assume valid text. */
 static char *
 column_strdup (sqlite3_stmt *stmt, int i)
 {
   const char *text = (const char *) sqlite3_column_text (stmt, i);
+  int len = sqlite3_column_bytes (stmt, i);
 
-  return g_strdup (text);
+  if (text == NULL)
+    return NULL;
+  if (g_utf8_validate_len (text, (gsize) len, NULL))
+    return g_strndup (text, (gsize) len);
+  return g_utf8_make_valid (text, len);
 }
 
 CatchupMessage *
@@ -204,7 +229,14 @@ migrate_to_v4 (CatchupStore *store, GError **error)
   return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V4, error);
 }
 
-static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4 };
+static gboolean
+migrate_to_v5 (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V5, error);
+}
+
+static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4,
+                                            migrate_to_v5 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean
@@ -254,6 +286,54 @@ migrate (CatchupStore *store, GError **error)
   return TRUE;
 }
 
+/* ---------- interruption ---------- */
+
+static gboolean
+is_cancelled (const CatchupStore *store)
+{
+  return g_cancellable_is_cancelled (store->abort) || g_cancellable_is_cancelled (store->cancellable);
+}
+
+/* Runs every few thousand VM steps of any statement: a long prune or index rebuild stops when asked to. */
+static int
+progress_cb (void *data)
+{
+  return is_cancelled (data);
+}
+
+/* Waits for a lock in short steps, so that an abort does not sit out the whole timeout. */
+static int
+busy_cb (void *data, int count)
+{
+  CatchupStore *store = data;
+
+  if (is_cancelled (store) || (guint) count * BUSY_STEP_MS >= store->busy_timeout_ms)
+    return 0;
+  g_usleep (BUSY_STEP_MS * 1000);
+  return 1;
+}
+
+void
+catchup_store_set_abort (CatchupStore *store, GCancellable *abort)
+{
+  g_return_if_fail (store != NULL);
+  g_set_object (&store->abort, abort);
+}
+
+void
+catchup_store_set_cancellable (CatchupStore *store, GCancellable *cancellable)
+{
+  g_return_if_fail (store != NULL);
+  g_set_object (&store->cancellable, cancellable);
+}
+
+void
+catchup_store_set_busy_timeout (CatchupStore *store, guint timeout_ms)
+{
+  g_return_if_fail (store != NULL);
+  store->busy_timeout_ms = timeout_ms;
+}
+
 /* ---------- open / close ---------- */
 
 static gboolean
@@ -282,7 +362,9 @@ ensure_parent (const char *path, GError **error)
 static gboolean
 configure_connection (CatchupStore *store, GError **error)
 {
-  sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
+  store->busy_timeout_ms = BUSY_TIMEOUT_MS;
+  sqlite3_busy_handler (store->db, busy_cb, store);
+  sqlite3_progress_handler (store->db, PROGRESS_STEPS, progress_cb, store);
   /* journal_mode is the first statement that reads the file: a non-database fails here with NOTADB. */
   return catchup_store_exec (store,
                              "PRAGMA journal_mode = WAL;"
@@ -293,9 +375,52 @@ configure_connection (CatchupStore *store, GError **error)
                              error);
 }
 
+/* Whether the connection failed for want of write access (the file, or the folder WAL keeps its -shm and -wal
+ * files in), not because the file is no database. */
+static gboolean
+failed_read_only (CatchupStore *store)
+{
+  int rc = sqlite3_errcode (store->db);
+
+  return rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN || sqlite3_db_readonly (store->db, "main") == 1;
+}
+
+/* A history that this user may read but not write (a read-only folder, a file of someone else's) is opened
+ * read-only; when SQLite cannot read a WAL database without creating its -shm file, as immutable: nothing can
+ * change it while neither the file nor its folder may be written. */
+static gboolean
+open_read_only (CatchupStore *store, GError **error)
+{
+  static const char *const options[] = { "?mode=ro", "?mode=ro&immutable=1" };
+  g_autofree char *absolute = g_canonicalize_filename (store->path, NULL);
+  g_autofree char *base = g_filename_to_uri (absolute, NULL, NULL);
+
+  for (guint i = 0; base != NULL && i < G_N_ELEMENTS (options); i++)
+    {
+      g_autofree char *uri = g_strconcat (base, options[i], NULL);
+      int rc;
+
+      g_clear_error (error);
+      sqlite3_close (store->db);
+      store->db = NULL;
+      rc = sqlite3_open_v2 (uri, &store->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+      if (rc != SQLITE_OK)
+        {
+          catchup_store_set_error (store, rc, error, _("Could not open the history database read-only"));
+          continue;
+        }
+      sqlite3_extended_result_codes (store->db, 0);
+      sqlite3_busy_timeout (store->db, BUSY_TIMEOUT_MS);
+      if (catchup_store_exec (store, "SELECT count(*) FROM sqlite_master", error))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 CatchupStore *
 catchup_store_open (const char *path, GError **error)
 {
+  g_autoptr (GError) rw_error = NULL;
   g_autoptr (CatchupStore) store = NULL;
   int rc;
 
@@ -314,7 +439,18 @@ catchup_store_open (const char *path, GError **error)
       return NULL;
     }
   sqlite3_extended_result_codes (store->db, 0);
-  if (!configure_connection (store, error) || !migrate (store, error))
+  if (!configure_connection (store, &rw_error))
+    {
+      if (is_memory_path (path) || !failed_read_only (store) || !open_read_only (store, error))
+        {
+          if (error != NULL && *error == NULL)
+            g_propagate_error (error, g_steal_pointer (&rw_error));
+          g_prefix_error (error, _("Could not open the history database %s: "), path);
+          return NULL;
+        }
+      g_debug ("history database %s opened read-only: %s", path, rw_error->message);
+    }
+  if (!migrate (store, error))
     {
       g_prefix_error (error, _("Could not open the history database %s: "), path);
       return NULL;
@@ -327,11 +463,13 @@ catchup_store_close (CatchupStore *store)
 {
   if (store == NULL)
     return;
-  if (store->txn_depth > 0)
+  if (store->txn_depth > 0 && catchup_store_in_transaction (store))
     {
       g_warning ("history store closed inside a transaction; rolling back");
       sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
     }
+  g_clear_object (&store->abort);
+  g_clear_object (&store->cancellable);
   /* Statements first: sqlite3_close refuses a connection with live statements. */
   g_clear_pointer (&store->stmts, g_hash_table_unref);
   if (store->db != NULL)
@@ -349,6 +487,35 @@ catchup_store_get_path (CatchupStore *store)
 
 /* ---------- transactions ---------- */
 
+/* Nested levels are savepoints, so an inner failure undoes only its own part: a writer that keeps going after
+ * one room's batch failed commits the others. */
+static gboolean
+exec_level (CatchupStore *store, const char *verb, guint depth, GError **error)
+{
+  g_autofree char *sql = g_strdup_printf ("%s catchup_%u", verb, depth);
+
+  return catchup_store_exec (store, sql, error);
+}
+
+gboolean
+catchup_store_in_transaction (CatchupStore *store)
+{
+  g_return_val_if_fail (store != NULL, FALSE);
+  return !sqlite3_get_autocommit (store->db);
+}
+
+/* SQLite ends a transaction by itself after some errors (FULL, IOERR, NOMEM, an interrupt): the levels
+ * counted here are gone then, and a SAVEPOINT would silently start a new transaction. */
+static gboolean
+transaction_lost (CatchupStore *store, GError **error)
+{
+  if (store->txn_depth == 0 || catchup_store_in_transaction (store))
+    return FALSE;
+  catchup_store_set_error (store, store->last_rc != SQLITE_OK ? store->last_rc : SQLITE_ERROR, error,
+                           _("The database ended the transaction after an error; nothing of it was written"));
+  return TRUE;
+}
+
 gboolean
 catchup_store_begin (CatchupStore *store, GError **error)
 {
@@ -360,8 +527,9 @@ catchup_store_begin (CatchupStore *store, GError **error)
        * without waiting for the busy timeout. */
       if (!catchup_store_exec (store, "BEGIN IMMEDIATE", error))
         return FALSE;
-      store->txn_failed = FALSE;
     }
+  else if (transaction_lost (store, error) || !exec_level (store, "SAVEPOINT", store->txn_depth, error))
+    return FALSE;
   store->txn_depth++;
   return TRUE;
 }
@@ -372,22 +540,27 @@ catchup_store_commit (CatchupStore *store, GError **error)
   g_return_val_if_fail (store != NULL, FALSE);
   g_return_val_if_fail (store->txn_depth > 0, FALSE);
 
+  if (transaction_lost (store, error))
+    {
+      store->txn_depth--;
+      return FALSE;
+    }
   if (--store->txn_depth > 0)
+    {
+      if (exec_level (store, "RELEASE", store->txn_depth, error))
+        return TRUE;
+      /* the level stays open in SQLite: undo it so the outer levels can still commit or roll back */
+      exec_level (store, "ROLLBACK TO", store->txn_depth, NULL);
+      exec_level (store, "RELEASE", store->txn_depth, NULL);
+      return FALSE;
+    }
+  if (catchup_store_exec (store, "COMMIT", error))
     return TRUE;
-  if (store->txn_failed)
-    {
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      store->txn_failed = FALSE;
-      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_DB,
-                           _("A part of the transaction failed; nothing was written"));
-      return FALSE;
-    }
-  if (!catchup_store_exec (store, "COMMIT", error))
-    {
-      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      return FALSE;
-    }
-  return TRUE;
+  /* A failed COMMIT may have ended the transaction already (FULL, IOERR) or left it open (BUSY): roll back
+   * only what is still there. */
+  if (catchup_store_in_transaction (store))
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+  return FALSE;
 }
 
 void
@@ -396,13 +569,16 @@ catchup_store_rollback (CatchupStore *store)
   g_return_if_fail (store != NULL);
   g_return_if_fail (store->txn_depth > 0);
 
-  if (--store->txn_depth > 0)
+  store->txn_depth--;
+  if (!catchup_store_in_transaction (store))
+    return;
+  if (store->txn_depth > 0)
     {
-      store->txn_failed = TRUE;
-      return;
+      exec_level (store, "ROLLBACK TO", store->txn_depth, NULL);
+      exec_level (store, "RELEASE", store->txn_depth, NULL);
     }
-  sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-  store->txn_failed = FALSE;
+  else
+    sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 /* ---------- rooms ---------- */
@@ -616,6 +792,8 @@ catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error)
   /* Explicit deletes rather than trusting ON DELETE CASCADE alone: a connection opened elsewhere without
    * foreign_keys would leave orphans, and the FTS tables have no foreign keys at all. */
   static const char *const deletes[] = {
+    "DELETE FROM records WHERE room = ?1",
+    "DELETE FROM records_state WHERE room = ?1",
     "DELETE FROM chunks WHERE room = ?1",
     "DELETE FROM messages WHERE room = ?1",
     "DELETE FROM room_settings WHERE room = ?1",
@@ -721,24 +899,24 @@ prune_room_locked (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n
   return n_old == 0 || catchup_index_update (store, room, error);
 }
 
-gboolean
-catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, guint64 *n_deleted, GError **error)
+static gboolean
+check_cancelled (CatchupStore *store, GError **error)
 {
-  g_autoptr (GArray) rooms = NULL;
-
-  g_return_val_if_fail (store != NULL, FALSE);
-
-  if (n_deleted)
-    *n_deleted = 0;
-  rooms = rooms_with_old_rows (store, cutoff_ts, error);
-  if (rooms == NULL)
+  if (!is_cancelled (store))
     return FALSE;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Operation was cancelled"));
+  return TRUE;
+}
+
+static gboolean
+prune_rooms (CatchupStore *store, GArray *rooms, gint64 cutoff_ts, guint64 *n_deleted, GError **error)
+{
   /* One transaction per room: a long prune never holds the write lock for the whole history at once. */
   for (guint i = 0; i < rooms->len; i++)
     {
       gint64 n = 0;
 
-      if (!catchup_store_begin (store, error))
+      if (check_cancelled (store, error) || !catchup_store_begin (store, error))
         return FALSE;
       if (!prune_room_locked (store, g_array_index (rooms, gint64, i), cutoff_ts, &n, error))
         {
@@ -751,6 +929,30 @@ catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, guint64 *n_deleted, 
         *n_deleted += (guint64) n;
     }
   return TRUE;
+}
+
+gboolean
+catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, GCancellable *cancellable, guint64 *n_deleted,
+                     GError **error)
+{
+  g_autoptr (GCancellable) outer = NULL;
+  g_autoptr (GArray) rooms = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (store != NULL, FALSE);
+
+  if (n_deleted)
+    *n_deleted = 0;
+  rooms = rooms_with_old_rows (store, cutoff_ts, error);
+  if (rooms == NULL)
+    return FALSE;
+  /* The statements themselves watch the cancellable too: one big room is a single long transaction. */
+  outer = store->cancellable ? g_object_ref (store->cancellable) : NULL;
+  if (cancellable != NULL)
+    catchup_store_set_cancellable (store, cancellable);
+  ok = prune_rooms (store, rooms, cutoff_ts, n_deleted, error);
+  catchup_store_set_cancellable (store, outer);
+  return ok;
 }
 
 /* ---------- messages ---------- */

@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
  */
 
-#define CATCHUP_STORE_SCHEMA_VERSION 4
+#define CATCHUP_STORE_SCHEMA_VERSION 5
 
 typedef struct _CatchupStore CatchupStore;
 
@@ -46,10 +46,28 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupStore, catchup_store_close)
 
 const char *catchup_store_get_path (CatchupStore *store);
 
-/* Transactions nest: only the outermost begin/commit reaches SQLite. */
+/*
+ * Transactions nest: the outermost level is a transaction (BEGIN IMMEDIATE), inner levels are savepoints, so
+ * rolling back an inner level undoes only its part and the outer level can still commit the rest. A failed
+ * commit has already ended its level (it never needs a rollback after it); when SQLite itself ends the
+ * transaction after an error (FULL, IOERR, an interrupt), every further begin and commit inside it fails.
+ */
 gboolean catchup_store_begin (CatchupStore *store, GError **error);
 gboolean catchup_store_commit (CatchupStore *store, GError **error);
 void catchup_store_rollback (CatchupStore *store);
+/* TRUE while SQLite has a transaction open on this connection. */
+gboolean catchup_store_in_transaction (CatchupStore *store);
+
+/*
+ * Interruption, for a store whose owner must stop on time. While abort (connection-wide) or cancellable (the
+ * running operation's) is cancelled, every statement stops within a fraction of a millisecond with
+ * G_IO_ERROR_CANCELLED and no lock is waited for. Either may be NULL. The store keeps a reference.
+ * A busy database is waited for up to timeout_ms (5 s by default) before a statement fails with
+ * CATCHUP_ERROR_DB_BUSY.
+ */
+void catchup_store_set_abort (CatchupStore *store, GCancellable *abort);
+void catchup_store_set_cancellable (CatchupStore *store, GCancellable *cancellable);
+void catchup_store_set_busy_timeout (CatchupStore *store, guint timeout_ms);
 
 /* Rooms. */
 gint64 catchup_store_ensure_room (CatchupStore *store, const char *protocol, const char *account,
@@ -66,9 +84,11 @@ gboolean catchup_store_forget_room (CatchupStore *store, gint64 room, GError **e
  * rebuilds the retrieval index of each room that lost messages so that it covers exactly the rest. One
  * transaction per room; rooms keep their row and settings even when no message is left. Stored model
  * embeddings are kept: they are keyed by text hash, shared between rooms, and unused ones cost only space.
- * n_deleted (may be NULL) gets the number of messages deleted.
+ * n_deleted (may be NULL) gets the number of messages deleted. Cancelling stops it within a fraction of a
+ * second (G_IO_ERROR_CANCELLED); the rooms done by then stay pruned.
  */
-gboolean catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, guint64 *n_deleted, GError **error);
+gboolean catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, GCancellable *cancellable, guint64 *n_deleted,
+                              GError **error);
 
 /*
  * Messages. Idempotent: a message whose (room, id) is stored already is skipped (*inserted = FALSE).

@@ -276,32 +276,125 @@ catchup_text_fts_query (const char *text, guint max_terms)
   return catchup_text_fts_or (words, max_terms);
 }
 
-/* Characters no display shows the same way: bidi controls, zero-width and other invisible format characters. */
+/* ---------- cleaning what comes in and what goes out ---------- */
+
+typedef enum { KEEP, DROP, SPACE, NEWLINE } CharFate;
+
 static gboolean
-is_invisible_format (gunichar c)
+is_bidi_control (gunichar c)
 {
-  return c == 0x00AD || c == 0x061C || c == 0x180E || (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E)
-         || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB);
+  return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+static CharFate
+char_fate (gunichar c, CatchupTextLines lines, gboolean display)
+{
+  gboolean multi = lines == CATCHUP_TEXT_MULTI_LINE;
+
+  if (c == '\t')
+    return multi ? KEEP : SPACE;
+  if (c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x85 || c == 0x2028 || c == 0x2029)
+    return multi ? NEWLINE : SPACE;
+  if (c < 0x20 || (c >= 0x7F && c <= 0x9F))
+    return DROP;
+  if (display && is_bidi_control (c))
+    return DROP;
+  return KEEP;
+}
+
+static char *
+clean (const char *text, gssize len, CatchupTextLines lines, gboolean display)
+{
+  const char *p, *end;
+  GString *out;
+
+  if (text == NULL)
+    return g_strdup ("");
+  end = text + (len < 0 ? strlen (text) : (gsize) len);
+  out = g_string_sized_new (end - text);
+  for (p = text; p < end;)
+    {
+      gunichar c = (guchar) *p;
+      const char *next = p + 1;
+
+      if (c >= 0x80)
+        {
+          c = g_utf8_get_char_validated (p, end - p);
+          if (c == (gunichar) -1 || c == (gunichar) -2)
+            {
+              g_string_append_unichar (out, 0xFFFD);
+              p++;
+              continue;
+            }
+          next = g_utf8_next_char (p);
+        }
+      switch (char_fate (c, lines, display))
+        {
+        case KEEP:
+          g_string_append_len (out, p, next - p);
+          break;
+        case SPACE:
+          g_string_append_c (out, ' ');
+          break;
+        case NEWLINE:
+          /* CR LF is one line end */
+          if (!(c == '\r' && next < end && *next == '\n'))
+            g_string_append_c (out, '\n');
+          break;
+        case DROP:
+        default:
+          break;
+        }
+      p = next;
+    }
+  return g_string_free (out, FALSE);
 }
 
 char *
-catchup_text_sanitize (const char *text, gboolean keep_newlines)
+catchup_text_clean (const char *text, gssize len, CatchupTextLines lines)
 {
-  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
-  GString *out = g_string_sized_new (strlen (valid));
+  return clean (text, len, lines, FALSE);
+}
 
-  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
+char *
+catchup_text_sanitize (const char *text)
+{
+  return clean (text, -1, CATCHUP_TEXT_ONE_LINE, TRUE);
+}
 
-      if (c == '\n')
-        g_string_append_c (out, keep_newlines ? '\n' : ' ');
-      else if (c == '\t')
-        g_string_append_c (out, ' ');
-      else if (c < 0x20 || (c >= 0x7F && c < 0xA0) || is_invisible_format (c))
-        continue;
-      else
-        g_string_append_unichar (out, c);
-    }
-  return g_string_free (out, FALSE);
+/* ---- phrases on word boundaries ---- */
+
+static gboolean
+is_word_at (const char *p)
+{
+  gunichar c = g_utf8_get_char_validated (p, -1);
+  return *p && (c < 0x80 ? (g_ascii_isalnum (c) || c == '_') : is_word_char (c));
+}
+
+gboolean
+catchup_text_has_folded_phrase (const char *folded_text, const char *folded_phrase)
+{
+  gsize len;
+
+  if (!folded_text || !folded_phrase || !*folded_phrase)
+    return FALSE;
+  len = strlen (folded_phrase);
+  gboolean need_left = is_word_at (folded_phrase);
+  gboolean need_right = is_word_at (g_utf8_find_prev_char (folded_phrase, folded_phrase + len));
+  for (const char *p = strstr (folded_text, folded_phrase); p; p = strstr (p + 1, folded_phrase)) {
+    const char *before = p > folded_text ? g_utf8_find_prev_char (folded_text, p) : NULL;
+    gboolean left = !need_left || !before || !is_word_at (before);
+    gboolean right = !need_right || !is_word_at (p + len);
+    if (left && right)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+gboolean
+catchup_text_has_phrase (const char *text, const char *phrase)
+{
+  g_autofree char *t = g_utf8_casefold (text ? text : "", -1);
+  g_autofree char *ph = g_utf8_casefold (phrase ? phrase : "", -1);
+  return catchup_text_has_folded_phrase (t, ph);
 }

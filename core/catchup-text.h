@@ -27,10 +27,25 @@ char *catchup_text_fts_query (const char *text, guint max_terms);
 /* The same over terms already cut: the first max_terms distinct ones, each a quoted phrase, OR-ed. */
 char *catchup_text_fts_or (GPtrArray *terms, guint max_terms);
 
-/* Text safe to write into a conversation or a terminal and to send to a room, whoever wrote it (chat, model,
- * file): valid UTF-8 (invalid bytes replaced), without control characters (C0, DEL, C1: escape sequences,
- * IRC colour and CTCP codes), bidi overrides and isolates, or zero-width and format characters that terminals
- * count differently; a tab becomes a space. Line breaks are kept when keep_newlines, else each becomes a space. */
-char *catchup_text_sanitize (const char *text, gboolean keep_newlines);
+/* How catchup_text_clean treats line breaks. */
+typedef enum {
+  CATCHUP_TEXT_ONE_LINE,   /* names, ids, log lines: every line break and tab becomes a space */
+  CATCHUP_TEXT_MULTI_LINE, /* message bodies: CR LF, CR, VT, FF, NEL, LS and PS become LF; tabs stay */
+} CatchupTextLines;
+
+/* Text entering the store (files, chat, model replies): valid UTF-8 (each invalid byte becomes U+FFFD), no
+ * NUL (the text after it is kept), no other control character (C0, DEL, C1). len -1 for a NUL-terminated
+ * text; NULL gives "". */
+char *catchup_text_clean (const char *text, gssize len, CatchupTextLines lines);
+/* One field of chat, model or file text as it may be printed to a terminal or written into a conversation:
+ * what catchup_text_clean does on one line, and no bidi embedding, override or isolate either, which would make
+ * the line read as something else. NULL gives "". */
+char *catchup_text_sanitize (const char *text);
+/* Whether phrase occurs in text as whole words: "now" is not in "know", "sent" not in "present", "ta" not in
+ * "data". Both are compared casefolded; a phrase that starts or ends with a non-word character ("+1", "o/",
+ * "ot:") needs no boundary on that side. */
+gboolean catchup_text_has_phrase (const char *text, const char *phrase);
+/* The same on text and phrase already casefolded (g_utf8_casefold), for matching many phrases on one text. */
+gboolean catchup_text_has_folded_phrase (const char *folded_text, const char *folded_phrase);
 
 G_END_DECLS

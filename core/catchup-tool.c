@@ -27,10 +27,17 @@ enum {
 /* --- errors and options shared by the subcommands --- */
 
 /* Usage mistakes are reported as G_OPTION_ERROR, everything else is a failure of the run. */
+/* Everything printed that came from chat, a model or a file goes through the one sanitiser: no escape
+ * sequence, control character, bidi override or line break of theirs reaches the terminal. */
+#define SAFE(name, text) g_autofree char *name = catchup_text_sanitize (text)
+
 static int
 tool_fail (GError *error)
 {
-  g_printerr ("%s: %s\n", g_get_prgname (), error->message);
+  /* messages quote lines of files, answers of servers and names from the database */
+  SAFE (message, error->message);
+
+  g_printerr ("%s: %s\n", g_get_prgname (), message);
   if (error->domain == G_OPTION_ERROR)
     {
       g_printerr (_("Run “%s --help” for usage.\n"), g_get_prgname ());
@@ -233,6 +240,22 @@ json_add_message (JsonBuilder *b, const CatchupMessage *msg)
   json_member_string (b, "text", msg->text);
 }
 
+/* name: the ids of items (CatchupMessage when messages, else strings), or null when there are none. */
+static void
+json_add_ids (JsonBuilder *b, const char *name, GPtrArray *items, gboolean messages)
+{
+  json_builder_set_member_name (b, name);
+  if (items == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_array (b);
+  for (guint i = 0; i < items->len; i++)
+    json_builder_add_string_value (b, messages ? ((CatchupMessage *) items->pdata[i])->id : items->pdata[i]);
+  json_builder_end_array (b);
+}
+
 /* "memory", "gaps" and "tokens": the members every memory-producing command shares. */
 static void
 json_add_memory (JsonBuilder *b, const CatchupMemory *mem)
@@ -271,6 +294,9 @@ json_add_memory (JsonBuilder *b, const CatchupMemory *mem)
       json_member_string (b, "reason", gap->reason);
       json_member_string (b, "evidence_kind", gap->evidence);
       json_member_string (b, "query", gap->query);
+      json_add_ids (b, "pool", mem->pools && i < mem->pools->len ? mem->pools->pdata[i] : NULL, TRUE);
+      json_add_ids (b, "selected", mem->selected && i < mem->selected->len ? mem->selected->pdata[i] : NULL,
+                    FALSE);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -347,8 +373,11 @@ static void
 print_turn (const CatchupMessage *msg, const char *note)
 {
   g_autofree char *iso = catchup_time_format_iso (msg->ts);
+  SAFE (id, msg->id);
+  SAFE (speaker, msg->speaker);
+  SAFE (text, msg->text);
 
-  g_print ("  [%s] %s <%s> %s%s\n", msg->id, iso, msg->speaker, msg->text, note);
+  g_print ("  [%s] %s <%s> %s%s\n", id, iso, speaker, text, note);
 }
 
 static void
@@ -360,10 +389,14 @@ print_memory (const CatchupMemory *mem)
       for (guint i = 0; i < mem->gaps->len; i++)
         {
           const CatchupGap *gap = g_ptr_array_index (mem->gaps, i);
+          SAFE (id, gap->utterance_id);
+          SAFE (expression, gap->expression);
+          SAFE (reason, gap->reason);
+          SAFE (query, gap->query);
 
-          g_print ("  %u. [%s] %s “%s”: %s\n", i + 1, gap->utterance_id, catchup_gap_type_to_string (gap->type),
-                   gap->expression != NULL ? gap->expression : "", gap->reason != NULL ? gap->reason : "");
-          g_print (_("     query: %s\n"), gap->query != NULL ? gap->query : "");
+          g_print ("  %u. [%s] %s “%s”: %s\n", i + 1, id, catchup_gap_type_to_string (gap->type), expression,
+                   reason);
+          g_print (_("     query: %s\n"), query);
         }
     }
   g_print (_("Memory (%u turns, %u tokens):\n"), mem->turns->len, mem->tokens);
@@ -489,10 +522,15 @@ json_add_model (JsonBuilder *b, const CatchupModelReport *r)
   json_member_int (b, "calls", r->stats.chat_calls + r->stats.embed_calls);
   json_member_int (b, "tokens_sent", (gint64) r->stats.tokens_sent);
   json_member_int (b, "tokens_received", (gint64) r->stats.tokens_received);
+  json_member_int (b, "reasoning_tokens", (gint64) r->stats.tokens_reasoning);
   json_member_int (b, "chat_calls", r->stats.chat_calls);
   json_member_int (b, "embed_calls_at_catchup", r->stats.embed_calls);
   json_member_int (b, "query_embeddings", r->query_embeddings);
   json_member_int (b, "chunk_embeddings_at_catchup", r->history_embeddings);
+  json_builder_set_member_name (b, "selection_used");
+  json_builder_add_boolean_value (b, r->selection_used);
+  json_member_int (b, "selection_candidates", r->selection_candidates);
+  json_member_int (b, "selection_prompt_tokens", r->selection_prompt_tokens);
   json_builder_end_object (b);
 }
 
@@ -509,8 +547,20 @@ print_model (const CatchupModelReport *r, gboolean with_notice)
   g_print (_("Model: %u calls (%u chat, %u embedding), %s tokens sent, %s received; chunk embeddings computed at "
              "catch-up time: %u\n"), r->stats.chat_calls + r->stats.embed_calls, r->stats.chat_calls,
            r->stats.embed_calls, sent, received, r->history_embeddings);
+  if (r->stats.tokens_reasoning > 0)
+    {
+      g_autofree char *reasoning = g_strdup_printf ("%" G_GUINT64_FORMAT, r->stats.tokens_reasoning);
+
+      /* a reasoning model's thinking costs time: say how much of the answer it was */
+      g_print (_("Of the tokens received, %s were the model's reasoning (thinking=false in the config file "
+                 "switches it off where the server allows it).\n"), reasoning);
+    }
   if (with_notice && r->notice != NULL)
-    g_print ("%s\n", r->notice);
+    {
+      SAFE (notice, r->notice);
+
+      g_print ("%s\n", notice);
+    }
 }
 
 /* Stores the model vectors of every room in rooms (gint64 ids) that a model catch-up reads. The dimension is
@@ -525,15 +575,7 @@ embed_rooms (CatchupStore *store, GArray *rooms, const CatchupLlmConfig *config,
   *computed = 0;
   if (embedder == NULL)
     return FALSE;
-  for (guint i = 0; i < rooms->len; i++)
-    {
-      guint n = 0;
-
-      if (!catchup_embed_cache_fill (store, g_array_index (rooms, gint64, i), embedder, NULL, &n, error))
-        return FALSE;
-      *computed += n;
-    }
-  return !prune || catchup_embed_cache_prune (store, embedder->name, NULL, error);
+  return catchup_embed_cache_fill_rooms (store, rooms, embedder, prune, NULL, NULL, NULL, computed, error);
 }
 
 static GArray *
@@ -635,11 +677,17 @@ cmd_memory (int argc, char **argv)
 {
   g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
   g_autofree char *range = NULL;
+  int pool = 0, chunks = 0;
   const GOptionEntry entries[] = {
     ENTRY_DB (a), ENTRY_ROOM (a),
     { "window", 'w', 0, G_OPTION_ARG_STRING, &range, N_("The catch-up window: first and last message id"),
       N_("FIRST..LAST") },
     ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
+    { "pool", 0, 0, G_OPTION_ARG_INT, &pool,
+      N_("Candidate turns per gap for the model to choose the evidence from (default: 30 with a model); "
+         "with --json each gap lists its pool"), N_("N") },
+    { "chunks-per-gap", 0, 0, G_OPTION_ARG_INT, &chunks,
+      N_("Chunks the built-in ranking keeps per gap (default: budget / chunk size), for benchmarks"), N_("N") },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GError) error = NULL;
@@ -665,6 +713,11 @@ cmd_memory (int argc, char **argv)
       || !tool_parse_range (range, &first, &last, &error)
       || (store = memory_args_open (&a, &room, &copts, &config, &error)) == NULL)
     return tool_fail (error);
+  /* TRANSLATORS: --pool and --chunks-per-gap are options: leave them as they are */
+  if ((pool < 0 || chunks < 0) && !usage_error (&error, _("--pool and --chunks-per-gap want a positive number")))
+    return tool_fail (error);
+  copts.memory.pool_size = (guint) MIN (pool, 1000);
+  copts.memory.chunks_per_gap = (guint) MIN (chunks, 1000);
 
   spec.first_id = first;
   spec.last_id = last;
@@ -684,7 +737,11 @@ cmd_memory (int argc, char **argv)
       json_add_model (b, &report);
       return json_emit (b);
     }
-  g_print (_("Window %s..%s of %s: %u messages, %u tokens; method %s, budget %u\n"), first, last, a.room,
+  SAFE (room_name, a.room);
+  SAFE (first_id, first);
+  SAFE (last_id, last);
+
+  g_print (_("Window %s..%s of %s: %u messages, %u tokens; method %s, budget %u\n"), first_id, last_id, room_name,
            window->len, window_tokens (window), method_label (&a, opts->method), opts->budget);
   print_memory (mem);
   print_model (&report, TRUE);
@@ -734,10 +791,249 @@ cmd_recall (int argc, char **argv)
       json_add_model (b, &report);
       return json_emit (b);
     }
-  g_print (_("Evidence for “%s” in %s; method %s, budget %u\n"), query, a.room,
+  SAFE (query_text, query);
+  SAFE (room_name, a.room);
+
+  g_print (_("Evidence for “%s” in %s; method %s, budget %u\n"), query_text, room_name,
            method_label (&a, opts->method), opts->budget);
   print_memory (mem);
   print_model (&report, TRUE);
+  return TOOL_EXIT_OK;
+}
+
+/* --- ask: questions to the room, and the per-person catch-up --- */
+
+static void
+json_add_record (JsonBuilder *b, const CatchupRecord *r)
+{
+  json_builder_begin_object (b);
+  json_member_int (b, "id", r->id);
+  json_member_string (b, "kind", catchup_record_kind_to_string (r->kind));
+  json_member_string (b, "scope", r->scope == CATCHUP_RECORD_GROUP ? "group" : "person");
+  json_member_string (b, "source", r->source);
+  json_member_string (b, "owner", *r->owner ? r->owner : NULL);
+  json_member_string (b, "subject", r->subject);
+  json_member_string (b, "text", r->text);
+  json_member_time (b, "ts", r->ts);
+  json_member_string (b, "message", r->msg_id);
+  json_builder_set_member_name (b, "request");
+  json_builder_add_boolean_value (b, (r->flags & CATCHUP_RECORD_FLAG_REQUEST) != 0);
+  if (r->supersedes)
+    json_member_int (b, "supersedes", r->supersedes);
+  if (r->superseded_by)
+    json_member_int (b, "superseded_by", r->superseded_by);
+  json_builder_end_object (b);
+}
+
+static void
+json_add_message_object (JsonBuilder *b, gconstpointer msg)
+{
+  json_builder_begin_object (b);
+  json_add_message (b, msg);
+  json_builder_end_object (b);
+}
+
+static void
+json_add_record_object (JsonBuilder *b, gconstpointer record)
+{
+  json_add_record (b, record);
+}
+
+static void
+json_add_array (JsonBuilder *b, const char *name, GPtrArray *items, void (*add_one) (JsonBuilder *, gconstpointer))
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < items->len; i++)
+    add_one (b, items->pdata[i]);
+  json_builder_end_array (b);
+}
+
+static void
+json_add_messages (JsonBuilder *b, const char *name, GPtrArray *msgs)
+{
+  json_add_array (b, name, msgs, json_add_message_object);
+}
+
+static void
+json_add_records (JsonBuilder *b, const char *name, GPtrArray *records)
+{
+  json_add_array (b, name, records, json_add_record_object);
+}
+
+static void
+json_add_ask (JsonBuilder *b, const CatchupAskResult *res)
+{
+  const CatchupAskQuery *q = res->query;
+
+  json_member_string (b, "mode", q->mode == CATCHUP_ASK_FULL ? "full" : "head");
+  json_builder_set_member_name (b, "everyone");
+  json_builder_add_boolean_value (b, q->everyone);
+  json_member_string (b, "source", q->source);
+  json_member_string (b, "owner", q->owner);
+  json_member_string (b, "topic", q->topic);
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < res->rows->len; i++)
+    {
+      const CatchupAskRow *row = res->rows->pdata[i];
+
+      json_builder_begin_object (b);
+      json_member_string (b, "person", row->person);
+      json_builder_set_member_name (b, "empty");
+      json_builder_add_boolean_value (b, row->turns->len == 0);
+      json_member_string (b, "latest", row->latest_id);
+      json_add_messages (b, "turns", row->turns);
+      json_add_records (b, "records", row->records);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_add_memory (b, res->memory);
+}
+
+static void
+print_record (const CatchupRecord *r)
+{
+  g_autofree char *iso = catchup_time_format_iso (r->ts);
+  const char *state = r->superseded_by ? _("replaced") : _("current");
+
+  /* TRANSLATORS: one record of the derived track: kind, whether it still holds, time, who said it, its text */
+  g_print (_("    %s (%s) %s <%s> %s\n"), catchup_record_kind_to_string (r->kind), state, iso, r->source, r->text);
+}
+
+static void
+print_ask_row (const CatchupAskRow *row)
+{
+  if (row->person != NULL && row->turns->len == 0 && row->records->len == 0)
+    {
+      g_print (_("%s: nothing on this\n"), row->person);
+      return;
+    }
+  g_print ("%s:\n", row->person ? row->person : _("the room"));
+  for (guint t = 0; t < row->turns->len; t++)
+    {
+      const CatchupMessage *m = row->turns->pdata[t];
+
+      print_turn (m, g_strcmp0 (m->id, row->latest_id) == 0 ? _("  (latest)") : "");
+    }
+  if (row->records->len > 0)
+    g_print (_("  records:\n"));
+  for (guint r = 0; r < row->records->len; r++)
+    print_record (row->records->pdata[r]);
+}
+
+static void
+print_ask (const CatchupAskResult *res)
+{
+  const CatchupAskQuery *q = res->query;
+
+  g_print (_("Mode: %s\n"), q->mode == CATCHUP_ASK_FULL ? _("how it changed") : _("what holds now"));
+  for (guint i = 0; i < res->rows->len; i++)
+    print_ask_row (res->rows->pdata[i]);
+}
+
+static int
+cmd_ask (int argc, char **argv)
+{
+  g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
+  g_autofree char *question = NULL;
+  const GOptionEntry entries[] = {
+    ENTRY_DB (a), ENTRY_ROOM (a),
+    { "question", 'q', 0, G_OPTION_ARG_STRING, &question, N_("The question to the room"), N_("TEXT") },
+    ENTRY_BUDGET (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (CatchupAskResult) res = NULL;
+  g_auto (CatchupLlmConfig) config = { 0 };
+  g_auto (CatchupModelReport) report = { 0 };
+  CatchupOptions copts;
+  gint64 room = 0;
+
+  catchup_options_init (&copts);
+  if (!tool_parse (&argc, &argv, NULL,
+                   _("Ask a room a question: the evidence per person it names, in time order, latest state marked."),
+                   _("Names of the room's members, “everyone” or “each of us” make a row per person; “changed”, "
+                     "“over time”, “before” show every state, otherwise what holds now.\n\n"
+                     "Example:\n  catchup ask --room larkspur-ops --question \"what does maren think of the new courier?\""),
+                   entries, &error)
+      || !tool_require (question, "--question", &error)
+      || (store = memory_args_open (&a, &room, &copts, &config, &error)) == NULL)
+    return tool_fail (error);
+  res = catchup_engine_ask (store, room, question, &copts, &report, NULL, &error);
+  if (res == NULL)
+    return tool_fail (error);
+  if (a.json)
+    {
+      g_autoptr (JsonBuilder) b = json_begin (a.room, "ask", copts.memory.budget);
+
+      json_member_string (b, "question", question);
+      json_add_ask (b, res);
+      json_add_model (b, &report);
+      return json_emit (b);
+    }
+  g_print (_("Question to %s: %s\n"), a.room, question);
+  print_ask (res);
+  return TOOL_EXIT_OK;
+}
+
+static void
+print_plain_turn (gconstpointer msg)
+{
+  print_turn (msg, "");
+}
+
+static void
+print_any_record (gconstpointer record)
+{
+  print_record (record);
+}
+
+/* A heading and its items, or nothing when there are none. */
+static void
+print_section (const char *heading, GPtrArray *items, void (*print_one) (gconstpointer))
+{
+  if (items->len == 0)
+    return;
+  g_print ("%s\n", heading);
+  for (guint i = 0; i < items->len; i++)
+    print_one (items->pdata[i]);
+}
+
+/* summarize --about NICK: the per-person catch-up of the window instead of the room's summary. */
+static int
+summarize_about (CatchupStore *store, gint64 room, const CatchupWindow *spec, const char *person, gboolean json,
+                 const char *room_name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) window = catchup_engine_window (store, room, spec, &error);
+  g_autoptr (CatchupAbout) about = window ? catchup_about_build (store, room, window, person, &error) : NULL;
+
+  if (about == NULL)
+    return tool_fail (g_steal_pointer (&error));
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_member_string (b, "room", room_name);
+      json_member_string (b, "about", about->person);
+      json_add_messages (b, "said", about->said);
+      json_add_messages (b, "asked", about->asked);
+      json_add_records (b, "decided", about->decided);
+      json_add_records (b, "committed", about->committed);
+      json_add_records (b, "open", about->open);
+      return json_emit (b);
+    }
+  g_print (_("Catch-up on %s in %s (%u messages)\n"), about->person, room_name, window->len);
+  if (about->said->len + about->asked->len + about->open->len == 0)
+    g_print (_("%s: nothing in this window\n"), about->person);
+  print_section (_("Said:"), about->said, print_plain_turn);
+  print_section (_("Decided:"), about->decided, print_any_record);
+  print_section (_("Committed to:"), about->committed, print_any_record);
+  print_section (_("Asked or mentioned by others:"), about->asked, print_plain_turn);
+  print_section (_("Open commitments:"), about->open, print_any_record);
   return TOOL_EXIT_OK;
 }
 
@@ -765,31 +1061,93 @@ summarize_window (int last_n, const char *since, const char *range, CatchupWindo
 }
 
 static void
+json_add_items (JsonBuilder *b, const char *name, GPtrArray *items)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint k = 0; items != NULL && k < items->len; k++)
+    {
+      const CatchupSummaryItem *item = g_ptr_array_index (items, k);
+
+      json_builder_begin_object (b);
+      if (item->ref != NULL)
+        json_member_string (b, "ref", item->ref);
+      json_member_string (b, "id", item->id);
+      json_member_string (b, "speaker", item->speaker);
+      if (item->id != NULL)
+        json_member_time (b, "ts", item->ts);
+      else
+        json_member_string (b, "ts", NULL);
+      json_member_string (b, "text", item->text);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+json_add_head (JsonBuilder *b, const CatchupSummaryHead *head)
+{
+  json_builder_set_member_name (b, "head");
+  json_builder_begin_object (b);
+  json_member_int (b, "messages", head->messages);
+  json_member_int (b, "people", head->people);
+  if (head->messages > 0)
+    {
+      json_member_time (b, "first_ts", head->first_ts);
+      json_member_time (b, "last_ts", head->last_ts);
+    }
+  json_builder_set_member_name (b, "capped");
+  json_builder_add_boolean_value (b, head->capped);
+  json_member_int (b, "shown", head->shown);
+  json_member_int (b, "total", head->total);
+  json_builder_end_object (b);
+}
+
+static void
+json_add_line (JsonBuilder *b, const CatchupSummaryLine *line)
+{
+  json_builder_begin_object (b);
+  json_member_string (b, "section", catchup_section_to_string (line->section));
+  json_member_string (b, "source", catchup_summary_line_source (line));
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < line->sources->len; k++)
+    json_builder_add_string_value (b, g_ptr_array_index (line->sources, k));
+  json_builder_end_array (b);
+  json_member_string (b, "speaker", line->speaker);
+  if (line->ts != 0)
+    json_member_time (b, "ts", line->ts);
+  else
+    json_member_string (b, "ts", NULL);
+  json_member_string (b, "text", line->text);
+  json_add_items (b, "context", line->context);
+  json_add_items (b, "agreed", line->agreed);
+  json_add_items (b, "reply", line->reply);
+  json_add_items (b, "supersedes", line->supersedes);
+  json_builder_set_member_name (b, "no_reply");
+  json_builder_add_boolean_value (b, line->no_reply);
+  json_builder_end_object (b);
+}
+
+static void
 json_add_summary (JsonBuilder *b, const CatchupSummary *summary)
 {
   json_builder_set_member_name (b, "summary");
   json_builder_begin_object (b);
   json_member_string (b, "headline", summary->headline);
+  json_add_head (b, &summary->head);
   if (summary->notice != NULL)
     json_member_string (b, "notice", summary->notice);
   json_builder_set_member_name (b, "lines");
   json_builder_begin_array (b);
   for (guint i = 0; i < summary->lines->len; i++)
-    {
-      const CatchupSummaryLine *line = g_ptr_array_index (summary->lines, i);
-
-      json_builder_begin_object (b);
-      json_member_string (b, "speaker", line->speaker);
-      json_member_time (b, "ts", line->ts);
-      json_member_string (b, "text", line->text);
-      json_member_string (b, "source", line->source_id);
-      json_builder_set_member_name (b, "context");
-      json_builder_begin_array (b);
-      for (guint k = 0; line->context != NULL && k < line->context->len; k++)
-        json_builder_add_string_value (b, g_ptr_array_index (line->context, k));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
+    json_add_line (b, g_ptr_array_index (summary->lines, i));
+  json_builder_end_array (b);
+  json_member_int (b, "topics_left_out", summary->topics_left_out);
+  json_builder_set_member_name (b, "left_out_terms");
+  json_builder_begin_array (b);
+  for (guint i = 0; summary->left_out_terms != NULL && i < summary->left_out_terms->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (summary->left_out_terms, i));
   json_builder_end_array (b);
   json_builder_end_object (b);
 }
@@ -798,7 +1156,7 @@ static int
 cmd_summarize (int argc, char **argv)
 {
   g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
-  g_autofree char *since = NULL, *range = NULL, *length = NULL;
+  g_autofree char *since = NULL, *range = NULL, *length = NULL, *me = NULL, *about = NULL;
   int last_n = 0;
   const GOptionEntry entries[] = {
     ENTRY_DB (a), ENTRY_ROOM (a),
@@ -809,6 +1167,11 @@ cmd_summarize (int argc, char **argv)
       N_("FIRST..LAST") },
     { "length", 'l', 0, G_OPTION_ARG_STRING, &length, N_("short, normal or detailed (default: normal)"),
       N_("LENGTH") },
+    { "me", 0, 0, G_OPTION_ARG_STRING, &me,
+      N_("Your nick in the room: lines that name you or ask you something come first, under “For you”"),
+      N_("NICK") },
+    { "about", 0, 0, G_OPTION_ARG_STRING, &about,
+      N_("Only what NICK said, decided, committed to and was asked, with their open commitments"), N_("NICK") },
     ENTRY_BUDGET (a), ENTRY_METHOD (a), ENTRY_JSON (a), ENTRIES_MODEL (a.model),
     G_OPTION_ENTRY_NULL
   };
@@ -834,6 +1197,15 @@ cmd_summarize (int argc, char **argv)
        && summarize_window (last_n, since, range, &spec, &error)
        && (length == NULL || tool_parse_length (length, &opts.length, &error))
        && (store = memory_args_open (&a, &room, &opts, &config, &error)) != NULL;
+  opts.me = me;
+  if (ok && about != NULL)
+    {
+      int status = summarize_about (store, room, &spec, about, a.json, a.room);
+
+      g_free (spec.first_id);
+      g_free (spec.last_id);
+      return status;
+    }
   if (ok)
     result = catchup_engine_run (store, room, &spec, &opts, NULL, &error);
   g_free (spec.first_id);
@@ -879,10 +1251,12 @@ print_room (const CatchupRoomInfo *info)
 {
   g_autofree char *first = info->n_messages > 0 ? catchup_time_format_iso (info->first_ts) : g_strdup ("-");
   g_autofree char *last = info->n_messages > 0 ? catchup_time_format_iso (info->last_ts) : g_strdup ("-");
-  g_autofree char *where = g_strdup_printf ("%s/%s", info->protocol != NULL ? info->protocol : "",
-                                            info->account != NULL ? info->account : "");
+  g_autofree char *where_raw = g_strdup_printf ("%s/%s", info->protocol != NULL ? info->protocol : "",
+                                                info->account != NULL ? info->account : "");
+  SAFE (where, where_raw);
+  SAFE (name, info->name);
 
-  g_print ("%-24s %8" G_GINT64_FORMAT "  %-20s  %-20s  %s\n", info->name, info->n_messages, first, last, where);
+  g_print ("%-24s %8" G_GINT64_FORMAT "  %-20s  %-20s  %s\n", name, info->n_messages, first, last, where);
 }
 
 static int
@@ -918,7 +1292,7 @@ cmd_rooms (int argc, char **argv)
       json_builder_end_array (b);
       return json_emit (b);
     }
-  /* TRANSLATORS: column headings of "catchup rooms"; keep the widths */
+  /* Translators: column headings of "catchup rooms"; keep the widths */
   g_print ("%-24s %8s  %-20s  %-20s  %s\n", _("ROOM"), _("MESSAGES"), _("FIRST"), _("LAST"), _("PROTOCOL/ACCOUNT"));
   for (guint i = 0; i < rooms->len; i++)
     print_room (g_ptr_array_index (rooms, i));
@@ -947,6 +1321,15 @@ import_args_clear (ImportArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ImportArgs, import_args_clear)
 
 static gboolean
+is_blank_name (const char *name)
+{
+  for (; *name; name = g_utf8_next_char (name))
+    if (!g_unichar_isspace (g_utf8_get_char (name)))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
 import_check_args (const ImportArgs *a, gboolean *irc, GError **error)
 {
   int y, m, d;
@@ -954,6 +1337,9 @@ import_check_args (const ImportArgs *a, gboolean *irc, GError **error)
 
   if (!tool_require (a->format, "--format", error))
     return FALSE;
+  /* a room of a blank name could never be named again by --room */
+  if (a->room != NULL && is_blank_name (a->room))
+    return usage_error (error, _("--room wants a room name, not an empty one"));
   *irc = g_strcmp0 (a->format, "irc") == 0;
   if (!*irc && g_strcmp0 (a->format, "jsonl") != 0)
     return usage_error (error, _("unknown format “%s” (known: jsonl, irc)"), a->format);
@@ -1001,8 +1387,9 @@ import_report_problems (const char *path, const CatchupImportResult *result)
   for (guint i = 0; result->problems != NULL && i < result->problems->len; i++)
     {
       const CatchupImportProblem *p = g_ptr_array_index (result->problems, i);
+      SAFE (message, p->message);
 
-      g_printerr ("%s:%" G_GUINT64_FORMAT ": %s\n", path, p->line, p->message);
+      g_printerr ("%s:%" G_GUINT64_FORMAT ": %s\n", path, p->line, message);
     }
 }
 
@@ -1059,8 +1446,9 @@ import_embed (CatchupStore *store, const ModelArgs *m)
   if (error != NULL || (rooms = all_rooms (store, &error)) == NULL ||
       !embed_rooms (store, rooms, &config, FALSE, &computed, &error))
     {
-      g_printerr (_("%s: the history is imported, but its embeddings are not: %s\n"), g_get_prgname (),
-                  error->message);
+      SAFE (message, error->message);
+
+      g_printerr (_("%s: the history is imported, but its embeddings are not: %s\n"), g_get_prgname (), message);
       return;
     }
   g_printerr (ngettext ("%s: %u text embedded with %s\n", "%s: %u texts embedded with %s\n", computed),
@@ -1179,6 +1567,7 @@ static const ToolCommand commands[] = {
   { "rooms", N_("[--json]"), N_("List rooms with message counts and time spans"), cmd_rooms },
   { "memory", N_("--room ROOM --window FIRST..LAST"), N_("Build catch-up memory for a window"), cmd_memory },
   { "recall", N_("--room ROOM --query TEXT"), N_("Find the history that answers a question"), cmd_recall },
+  { "ask", N_("--room ROOM --question TEXT"), N_("Ask the room: evidence per person, latest state marked"), cmd_ask },
   { "summarize", N_("--room ROOM --last N|--since TIME|--window A..B"), N_("Summarise a window of a room"),
     cmd_summarize },
   { "embed", N_("[--room ROOM] --endpoint URL --embed-model NAME"),

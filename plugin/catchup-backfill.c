@@ -21,11 +21,6 @@
 
 /* How often a long import says how far it got. */
 #define PROGRESS_INTERVAL (3 * G_USEC_PER_SEC)
-/* A speaker in a text log: longer or wordier "name: " prefixes are system lines ("The topic is: ..."). */
-#define MAX_NICK_BYTES 64
-#define MAX_NICK_SPACES 2
-/* The HTML logger's colour of the user's own lines. */
-#define HTML_OWN_COLOR "#16569E"
 
 typedef struct {
   CatchupRoomKey *key;
@@ -68,247 +63,114 @@ backfill_free (Backfill *b)
   g_free (b);
 }
 
-/* ---------- parsing a log's text ---------- */
+/* ---------- reading a log ---------- */
 
-/* libpurple's loggers write a line's date too when the line is older than this at writing time (history
- * playback), so a line with a bare time was written at most this long after it was said. */
-#define UNDATED_MAX_AGE (20 * 60)
-
-typedef struct {
-  GTimeZone *zone;      /* the log's own offset when the logger kept it */
-  gint64 reference;     /* the latest line with a bare time; the log's start at first */
-  GRegex *stamp_re;
-} Clock;
-
-static int
-year_of (const char *text)
+static const char *
+translate_purple (const char *format, gpointer data)
 {
-  int y = atoi (text);
-
-  return y < 100 ? 2000 + y : y;
+  /* libpurple's own catalogue: the logs were written in the language the client showed its notices in. */
+  return g_dgettext ("pidgin", format);
 }
 
-/* A date as the logger wrote it with %x: ISO (Y-M-D), US and the C locale's (M/D/Y) or European (D.M.Y); the
- * stamp pattern has three groups for each, in that order. */
-static gboolean
-match_date (GMatchInfo *m, int *y, int *mo, int *d)
+/* The nick the user had in the room when the logger wrote it: the connection's, else what the protocols
+ * derive from the account name (an IRC nick, an XMPP node). */
+static char *
+own_nick (PurpleAccount *account)
 {
-  static const struct { int year, month, day; } orders[] = { { 1, 2, 3 }, { 6, 4, 5 }, { 9, 8, 7 } };
+  PurpleConnection *gc = purple_account_get_connection (account);
+  const char *display = gc ? purple_connection_get_display_name (gc) : NULL;
+  const char *user = purple_account_get_username (account);
 
-  for (guint i = 0; i < G_N_ELEMENTS (orders); i++)
+  if (display != NULL && *display != '\0' && strchr (display, '@') == NULL)
+    return g_strdup (display);
+  return g_strndup (user, strcspn (user, "@/"));
+}
+
+/* The log's text as its file has it (header line first) and how to read it. The common loggers' files are
+ * read directly: the text logger's reader escapes and marks up links, which would only have to be undone. */
+static char *
+log_text (PurpleLog *log, CatchupChatlogFormat *format)
+{
+  PurpleLogCommonLoggerData *data = log->logger_data;
+  const char *id = log->logger ? log->logger->id : NULL;
+  PurpleLogReadFlags flags = 0;
+  g_autofree char *read = NULL;
+  char *text = NULL;
+
+  if ((g_strcmp0 (id, "txt") == 0 || g_strcmp0 (id, "html") == 0) && data != NULL && data->path != NULL
+      && g_file_get_contents (data->path, &text, NULL, NULL))
     {
-      g_autofree char *year = g_match_info_fetch (m, orders[i].year);
-      g_autofree char *month = g_match_info_fetch (m, orders[i].month);
-      g_autofree char *day = g_match_info_fetch (m, orders[i].day);
-
-      if (year == NULL || *year == '\0')
-        continue;
-      *y = year_of (year);
-      *mo = atoi (month);
-      *d = atoi (day);
-      return TRUE;
+      *format = g_strcmp0 (id, "html") == 0 ? CATCHUP_CHATLOG_HTML : CATCHUP_CHATLOG_TEXT;
+      return text;
     }
-  return FALSE;
-}
-
-/* A line's "(HH:MM:SS)" or "(date HH:MM:SS)" as seconds. Lines with a bare time are in writing order, give or
- * take playback of the last minutes: one clearly earlier than the latest such line is on the next day. */
-static gboolean
-parse_stamp (Clock *clock, const char *stamp, gint64 *ts)
-{
-  g_autoptr (GMatchInfo) m = NULL;
-  g_autoptr (GDateTime) ref_utc = NULL;
-  g_autoptr (GDateTime) ref = NULL;
-  g_autoptr (GDateTime) when = NULL;
-  g_autofree char *hs = NULL, *ms = NULL, *ss = NULL, *ampm = NULL;
-  int y, mo, d, h;
-  gboolean dated;
-
-  if (!g_regex_match (clock->stamp_re, stamp, 0, &m))
-    return FALSE;
-  hs = g_match_info_fetch (m, 10);
-  ms = g_match_info_fetch (m, 11);
-  ss = g_match_info_fetch (m, 12);
-  ampm = g_match_info_fetch (m, 13);
-  h = atoi (hs);
-  if (ampm != NULL && *ampm != '\0')
-    h = h % 12 + (g_ascii_tolower (*ampm) == 'p' ? 12 : 0);
-  ref_utc = g_date_time_new_from_unix_utc (clock->reference);
-  ref = ref_utc ? g_date_time_to_timezone (ref_utc, clock->zone) : NULL;
-  if (ref == NULL)
-    return FALSE;
-  dated = match_date (m, &y, &mo, &d);
-  if (!dated)
-    g_date_time_get_ymd (ref, &y, &mo, &d);
-  when = g_date_time_new (clock->zone, y, mo, d, h, atoi (ms), atoi (ss));
-  if (when == NULL)
-    return FALSE;
-  *ts = g_date_time_to_unix (when);
-  if (dated)
-    return TRUE;
-  if (*ts < clock->reference - UNDATED_MAX_AGE)
-    *ts += 86400;
-  else if (*ts > clock->reference + 12 * 3600)
-    *ts -= 86400; /* said just before a log that started after midnight */
-  clock->reference = MAX (clock->reference, *ts);
-  return TRUE;
-}
-
-static CatchupMessage *
-new_message (gint64 ts, const char *nick, const char *body, guint flags)
-{
-  g_autofree char *text = g_strstrip (g_strdup (body));
-  CatchupMessage *msg;
-
-  if (*nick == '\0' || *text == '\0')
+  /* Any other logger, through libpurple: HTML when it keeps no newlines, else escaped text. */
+  read = purple_log_read (log, &flags);
+  if (read == NULL)
     return NULL;
-  msg = catchup_message_new (NULL, ts, nick, text);
-  msg->flags = flags;
-  return msg;
-}
-
-static gboolean
-plausible_nick (const char *nick)
-{
-  guint spaces = 0;
-
-  if (*nick == '\0' || strlen (nick) > MAX_NICK_BYTES || strpbrk (nick, "()<>[]") != NULL)
-    return FALSE;
-  for (const char *p = nick; *p; p++)
-    if (*p == ' ')
-      spaces++;
-  return spaces <= MAX_NICK_SPACES;
-}
-
-/* "nick: text" or "***nick text" (an action) after the time of a plain-text line; NULL for system lines. */
-static CatchupMessage *
-parse_text_rest (gint64 ts, const char *rest)
-{
-  const char *colon;
-
-  if (g_str_has_prefix (rest, "***"))
-    {
-      const char *space = strchr (rest + 3, ' ');
-      g_autofree char *nick = space ? g_strndup (rest + 3, space - rest - 3) : NULL;
-
-      return nick ? new_message (ts, nick, space + 1, CATCHUP_MESSAGE_ACTION) : NULL;
-    }
-  colon = strstr (rest, ": ");
-  if (colon == NULL)
-    return NULL;
+  *format = (flags & PURPLE_LOG_READ_NO_NEWLINE) ? CATCHUP_CHATLOG_HTML : CATCHUP_CHATLOG_TEXT;
+  if (*format == CATCHUP_CHATLOG_HTML)
+    return g_strconcat ("\n", read, NULL);
   {
-    g_autofree char *nick = g_strndup (rest, colon - rest);
+    g_auto (GStrv) lines = g_strsplit (read, "\n", -1);
+    GString *plain = g_string_new ("\n");
 
-    return plausible_nick (nick) ? new_message (ts, nick, colon + 2, 0) : NULL;
+    for (guint i = 0; lines[i] != NULL; i++)
+      {
+        g_autofree char *line = purple_markup_strip_html (lines[i]);
+        g_string_append_printf (plain, "%s\n", line);
+      }
+    return g_string_free (plain, FALSE);
   }
 }
 
-/* The HTML logger's line after the time: ' <b>nick:</b></font> text' or ' <b>***nick</b></font> text';
- * system lines have '<b> text</b>'. */
-static CatchupMessage *
-parse_html_rest (GRegex *re, gint64 ts, const char *line, const char *rest)
+/* The names the logger writes for the account's buddies (their aliases), back to their nicks. */
+static GHashTable *
+buddy_nicks (PurpleAccount *account)
 {
-  g_autoptr (GMatchInfo) m = NULL;
-  g_autofree char *who = NULL, *body_html = NULL, *nick = NULL, *body = NULL;
-  guint flags = 0;
-  gsize len;
+  GHashTable *nicks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GSList *buddies = purple_find_buddies (account, NULL);
 
-  if (!g_regex_match (re, rest, 0, &m))
-    return NULL;
-  who = g_match_info_fetch (m, 1);
-  body_html = g_match_info_fetch (m, 2);
-  len = strlen (who);
-  if (g_str_has_prefix (who, "***"))
+  for (GSList *l = buddies; l != NULL; l = l->next)
     {
-      flags |= CATCHUP_MESSAGE_ACTION;
-      nick = purple_unescape_html (who + 3);
+      const char *name = purple_buddy_get_name (l->data);
+      const char *alias = purple_buddy_get_contact_alias (l->data);
+
+      if (name != NULL && alias != NULL && strcmp (name, alias) != 0)
+        g_hash_table_insert (nicks, g_strdup (alias), g_strdup (name));
     }
-  else if (len > 1 && who[len - 1] == ':' && who[0] != ' ')
-    {
-      who[len - 1] = '\0';
-      nick = purple_unescape_html (who);
-    }
-  else
-    return NULL;
-  if (strstr (line, HTML_OWN_COLOR) != NULL)
-    flags |= CATCHUP_MESSAGE_OWN;
-  body = purple_markup_strip_html (body_html);
-  return new_message (ts, nick, body, flags);
+  g_slist_free (buddies);
+  return nicks;
 }
 
 static GPtrArray *
-parse_log (const char *text, gboolean html, gint64 start, GTimeZone *zone)
+read_log (PurpleLog *log, const char *room, PurpleAccount *account)
 {
-  g_autoptr (GRegex) line_re = NULL;
-  g_autoptr (GRegex) html_re = NULL;
-  GPtrArray *msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  Clock clock = { zone, start, NULL };
-  CatchupMessage *last = NULL;   /* a multi-line message continues on lines without a time */
+  g_autofree char *nick = own_nick (account);
+  g_autoptr (GHashTable) nicks = buddy_nicks (account);
+  const char *alias = purple_account_get_alias (account);
+  const char *names[] = { alias, NULL };
+  CatchupChatlogContext ctx = {
+    .start = log->time, .room = room, .own_nick = nick, .own_names = names, .nicks = nicks,
+    .translate = translate_purple,
+  };
+  CatchupChatlogFormat format = CATCHUP_CHATLOG_TEXT;
+  g_autofree char *text = log_text (log, &format);
+  g_autoptr (GTimeZone) zone = g_time_zone_new_local ();
 
-  if (html)
-    {
-      line_re = g_regex_new ("^(?:<[^>]+>)*\\(([^()]{5,40})\\)</font>(.*)$", 0, 0, NULL);
-      html_re = g_regex_new ("^ <b>([^<]+)</b></font> ?(.*?)(<br ?/?>)?$", 0, 0, NULL);
-    }
-  else
-    line_re = g_regex_new ("^\\(([^()]{5,40})\\) (.*)$", 0, 0, NULL);
-  clock.stamp_re = g_regex_new ("^(?:(\\d{4})-(\\d\\d)-(\\d\\d)|(\\d{1,2})/(\\d{1,2})/(\\d{2,4})"
-                                "|(\\d{1,2})\\.(\\d{1,2})\\.(\\d{2,4}))?\\s*"
-                                "(\\d{1,2}):(\\d\\d):(\\d\\d)\\s*([AaPp])?\\.?[Mm]?\\.?$",
-                                0, 0, NULL);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_autoptr (GMatchInfo) m = NULL;
-      g_autofree char *stamp = NULL, *rest = NULL;
-      gint64 ts = 0;
-
-      /* Text logs come back escaped and linkified; stripping turns newlines into spaces, so line by line. */
-      if (!html)
-        {
-          char *plain = purple_markup_strip_html (lines[i]);
-          g_free (lines[i]);
-          lines[i] = plain;
-        }
-      g_strchomp (lines[i]);
-      if (!g_regex_match (line_re, lines[i], 0, &m))
-        {
-          if (!html && last != NULL && *lines[i] != '\0')
-            {
-              char *joined = g_strconcat (last->text, "\n", lines[i], NULL);
-              g_free (last->text);
-              last->text = joined;
-            }
-          continue;
-        }
-      stamp = g_match_info_fetch (m, 1);
-      rest = g_match_info_fetch (m, 2);
-      last = NULL;
-      if (!parse_stamp (&clock, stamp, &ts))
-        continue;
-      last = html ? parse_html_rest (html_re, ts, lines[i], rest) : parse_text_rest (ts, rest);
-      if (last != NULL)
-        g_ptr_array_add (msgs, last);
-    }
-  g_regex_unref (clock.stamp_re);
-  return msgs;
-}
-
-static GPtrArray *
-read_log (PurpleLog *log)
-{
-  PurpleLogReadFlags flags = 0;
-  g_autofree char *text = purple_log_read (log, &flags);
-  g_autoptr (GTimeZone) zone = NULL;
-
-  /* Only the HTML logger keeps its lines' markup (and no newlines); the others are text, escaped. */
+  /* The file name keeps the offset of the log's start; the local zone is the better guess when it agrees,
+   * as it also knows a change to summer time in the middle of a long log. */
 #ifdef __USE_MISC
   if (log->tm != NULL)
-    zone = g_time_zone_new_offset (log->tm->tm_gmtoff);
+    {
+      ctx.utc_offset = (int) log->tm->tm_gmtoff;
+      if (g_time_zone_get_offset (zone, g_time_zone_find_interval (zone, G_TIME_TYPE_UNIVERSAL, log->time))
+          == ctx.utc_offset)
+        ctx.zone = zone;
+    }
+  else
 #endif
-  if (zone == NULL)
-    zone = g_time_zone_new_local ();
-  return parse_log (text ? text : "", (flags & PURPLE_LOG_READ_NO_NEWLINE) != 0, log->time, zone);
+    ctx.zone = zone;
+  return catchup_chatlog_parse (text ? text : "", format, &ctx);
 }
 
 /* ---------- reporting ---------- */
@@ -363,7 +225,7 @@ report_all_done (Backfill *b)
   g_autofree char *news = count_text (b->inserted);
   g_autofree char *logs = g_strdup_printf (ngettext ("%u chat log", "%u chat logs", b->n_logs), b->n_logs);
   g_autofree char *rooms = g_strdup_printf (ngettext ("%u room", "%u rooms", b->n_rooms), b->n_rooms);
-  /* TRANSLATORS: "12 chat logs of 3 rooms read: 540 new messages." */
+  /* Translators: "12 chat logs of 3 rooms read: 540 new messages." */
   g_autofree char *text = g_strdup_printf (_("%s of %s read: %s."), logs, rooms, news);
 
   purple_debug_info ("catchup", "log import: %s\n", text);
@@ -375,7 +237,7 @@ report_all_done (Backfill *b)
 
 typedef struct {
   CatchupRoomKey *key;
-  GPtrArray *msgs;
+  GPtrArray *lines;     /* CatchupChatlogLine of one log */
 } Batch;
 
 static void
@@ -384,25 +246,68 @@ batch_free (gpointer data)
   Batch *batch = data;
 
   catchup_room_key_free (batch->key);
-  g_ptr_array_unref (batch->msgs);
+  g_ptr_array_unref (batch->lines);
   g_free (batch);
 }
 
-/* On the writer thread: how many of the batch were new. */
+/* A join, part or nick change of the log, as the live signals record them. */
+static gboolean
+store_event (CatchupStore *store, gint64 room, const CatchupChatlogLine *line, GError **error)
+{
+  switch (line->kind)
+    {
+    case CATCHUP_CHATLOG_JOIN:
+      return catchup_store_add_event (store, room, line->ts, CATCHUP_ROOM_EVENT_JOIN, line->nick, NULL, error);
+    case CATCHUP_CHATLOG_PART:
+      return catchup_store_add_event (store, room, line->ts, CATCHUP_ROOM_EVENT_PART, line->nick, line->text,
+                                      error);
+    case CATCHUP_CHATLOG_NICK:
+      return catchup_store_add_nick_change (store, room, line->ts, line->nick, line->text, error);
+    default:
+      return TRUE;
+    }
+}
+
+/* On the writer thread, in one transaction: the log's events, then its messages; how many of those were new. */
 static gpointer
 store_batch (CatchupStore *store, gpointer data, GError **error)
 {
   Batch *batch = data;
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   gint64 room = catchup_store_ensure_room (store, batch->key->protocol, batch->key->account, batch->key->name,
                                            error);
-  guint *inserted;
+  g_autofree guint *inserted = g_new0 (guint, 1);
 
-  if (room == 0)
+  if (room == 0 || !catchup_store_begin (store, error))
     return NULL;
-  inserted = g_new0 (guint, 1);
-  if (!catchup_store_add_batch (store, room, batch->msgs, inserted, error))
-    g_clear_pointer (&inserted, g_free);
-  return inserted;
+  for (guint i = 0; i < batch->lines->len; i++)
+    {
+      CatchupChatlogLine *line = batch->lines->pdata[i];
+      g_autofree char *nick = NULL, *text = NULL;
+      CatchupMessage *msg;
+
+      if (line->kind != CATCHUP_CHATLOG_MESSAGE)
+        {
+          if (!store_event (store, room, line, error))
+            goto failed;
+          continue;
+        }
+      /* No id: derived from time, speaker and text as for live lines, so both are stored once; cleaned as live
+       * lines are (an entity in a log can decode to a control character). */
+      nick = catchup_text_clean (line->nick, -1, CATCHUP_TEXT_ONE_LINE);
+      text = catchup_text_clean (line->text, -1, CATCHUP_TEXT_MULTI_LINE);
+      msg = catchup_message_new (NULL, line->ts, nick, text);
+      msg->flags = line->flags;
+      g_ptr_array_add (msgs, msg);
+    }
+  if (!catchup_store_add_batch (store, room, msgs, inserted, error))
+    goto failed;
+  /* A failed commit has rolled back already. */
+  return catchup_store_commit (store, error) ? g_steal_pointer (&inserted) : NULL;
+
+failed:
+  catchup_store_rollback (store);
+  return NULL;
 }
 
 static gboolean step (gpointer data);
@@ -461,7 +366,7 @@ step (gpointer data)
 {
   RoomImport *room;
   PurpleLog *log;
-  g_autoptr (GPtrArray) msgs = NULL;
+  g_autoptr (GPtrArray) lines = NULL;
   Batch *batch;
 
   backfill->idle_id = 0;
@@ -482,7 +387,7 @@ step (gpointer data)
     }
   log = room->logs->data;
   room->logs = g_list_delete_link (room->logs, room->logs);
-  msgs = read_log (log);
+  lines = read_log (log, room->key->name, room->account);
   purple_log_free (log);
   room->n_read++;
   if (g_get_monotonic_time () - backfill->last_report >= PROGRESS_INTERVAL)
@@ -490,14 +395,14 @@ step (gpointer data)
       backfill->last_report = g_get_monotonic_time ();
       report_progress (room);
     }
-  if (msgs->len == 0)
+  if (lines->len == 0)
     {
       step_later ();
       return FALSE;
     }
   batch = g_new0 (Batch, 1);
   batch->key = catchup_room_key_copy (room->key);
-  batch->msgs = g_steal_pointer (&msgs);
+  batch->lines = g_steal_pointer (&lines);
   catchup_writer_call_async (catchup_plugin.writer, store_batch, batch, batch_free, g_free,
                              catchup_plugin.cancellable, stored, NULL);
   return FALSE;

@@ -192,7 +192,7 @@ start_line (const Preview *preview)
       g_autofree char *total = format_count (preview->total);
       g_autofree char *when = format_time (preview->start_ts);
 
-      /* TRANSLATORS: "the last 100 of 512 messages since Tue 09:14 (the room's maximum; /catchup 512 for all)";
+      /* Translators: "the last 100 of 512 messages since Tue 09:14 (the room's maximum; /catchup 512 for all)";
        * keep "/catchup" as it is. */
       return g_strdup_printf (ngettext ("Catching up on the last %s of %s message since %s (the room's maximum; "
                                         "/catchup %s for all)…",
@@ -220,12 +220,12 @@ empty_line (const Job *job, const Preview *preview)
     {
       g_autofree char *when = format_time (preview->since);
 
-      /* TRANSLATORS: keep "/catchup" as it is. */
+      /* Translators: keep "/catchup" as it is. */
       return g_strdup_printf (_("Nothing new since you were last here (%s); /catchup 50 shows the last 50 messages."),
                               when);
     }
   if (job->arg != NULL)
-    /* TRANSLATORS: %s is the span typed, e.g. "2h"; keep "/catchup" as it is. */
+    /* Translators: %s is the span typed, e.g. "2h"; keep "/catchup" as it is. */
     return g_strdup_printf (_("Nothing was said here in the last %s; /catchup 50 shows the last 50 messages."),
                             job->arg);
   return g_strdup (_("Nothing to catch up on here yet."));
@@ -251,6 +251,9 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
   opts.memory.budget = job->settings.budget;
   opts.length = job->settings.length;
   opts.language = job->settings.language;
+  /* the user's nick in this room: lines that name them go under "For you" */
+  if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_CHAT)
+    opts.me = (char *) purple_conv_chat_get_nick (PURPLE_CONV_CHAT (conv));
   /* the run copies the settings and makes its own client */
   opts.model = model;
   catchup_engine_run_async (db_path, job->spec, &job->window, &opts, catchup_plugin.cancellable, engine_done, job);
@@ -279,7 +282,9 @@ preview_done (GObject *source, GAsyncResult *res, gpointer data)
     }
   if (preview == NULL || preview->count == 0)
     {
-      g_autofree char *line = preview ? empty_line (job, preview) : g_strdup (error->message);
+      /* After an absence IRC could not show, "nothing" would be untrue: say what was not received. */
+      g_autofree char *gap = preview ? catchup_presence_gap_text (conv) : NULL;
+      g_autofree char *line = gap ? g_steal_pointer (&gap) : preview ? empty_line (job, preview) : g_strdup (error->message);
 
       if (!job->automatic)
         catchup_output_local (conv, line);
@@ -380,7 +385,10 @@ status_done (GObject *source, GAsyncResult *res, gpointer data)
     g_string_append_printf (text, _("Summaries: %s at %s."), purple_prefs_get_string (CATCHUP_PREF_CHAT_MODEL),
                             endpoint);
   g_string_append_c (text, '\n');
-  g_string_append_printf (text, _("Database: %s"), catchup_writer_get_path (catchup_plugin.writer));
+  {
+    g_autofree char *kept = catchup_privacy_status_text (conv);
+    g_string_append (text, kept);
+  }
   catchup_writer_get_stats (catchup_plugin.writer, NULL, &n_errors, &last_error);
   if (n_errors != 0)
     {
@@ -475,7 +483,7 @@ static const struct {
   const char *syntax;
   const char *what;
 } subcommands[] = {
-  /* TRANSLATORS: the subcommand lines of /help catchup; keep "/catchup" and its keywords (post, settings,
+  /* Translators: the subcommand lines of /help catchup; keep "/catchup" and its keywords (post, settings,
    * status, forget, import-logs, help) as they are. */
   { "/catchup", N_("what was said since you were last here, up to the room's maximum") },
   { "/catchup N", N_("the last N messages") },
@@ -582,7 +590,7 @@ bad_argument (const char *arg)
 
   while (g_ascii_isdigit (*digits_end))
     digits_end++;
-  /* TRANSLATORS: the answers to a wrong /catchup argument (%s is what was typed); keep "/catchup" as it is. */
+  /* Translators: the answers to a wrong /catchup argument (%s is what was typed); keep "/catchup" as it is. */
   if (*arg == '-' && digits_end > p)
     return g_strdup_printf (_("“%s”: a count cannot be negative; try /catchup 50 or a span such as /catchup 2h."),
                             arg);
@@ -639,7 +647,7 @@ is_verb (const char *word, const char *verb)
 static void
 too_many_words (PurpleConversation *conv)
 {
-  /* TRANSLATORS: keep "/catchup" and "/help catchup" as they are. */
+  /* Translators: keep "/catchup" and "/help catchup" as they are. */
   catchup_output_local (conv, _("/catchup takes one argument (or post and one); /help catchup lists them."));
 }
 
@@ -648,6 +656,8 @@ dispatch (PurpleConversation *conv, char **words)
 {
   guint n = g_strv_length (words);
 
+  if (catchup_social_dispatch (conv, words))
+    return;
   if (n == 0)
     run_window (conv, NULL, FALSE);
   else if (is_verb (words[0], "post"))

@@ -43,11 +43,13 @@ catchup_model_config_from_prefs (void)
   /* an empty key field leaves the client to read $CATCHUP_API_KEY */
   config->api_key = key != NULL && *key != '\0' ? g_strdup (key) : NULL;
   config->timeout_ms = (guint) CLAMP (purple_prefs_get_int (CATCHUP_PREF_TIMEOUT), 1, 3600) * 1000u;
+  config->thinking = purple_prefs_get_bool (CATCHUP_PREF_THINKING);
   return config;
 }
 
 typedef struct {
   char *db_path;
+  CatchupWriter *writer;  /* a reference: the fill may outlive the plugin's unload by a moment */
   CatchupLlmConfig *config;
   char *model_key;
   guint dim;          /* 0: ask the server; the worker leaves the answer here */
@@ -57,34 +59,42 @@ static void
 fill_job_free (FillJob *job)
 {
   g_free (job->db_path);
+  catchup_writer_unref (job->writer);
   g_free (job->model_key);
   catchup_llm_config_free (job->config);
   g_free (job);
 }
 
-/* In a worker with its own connection: every room, then the vectors of other models go. */
+static GArray *
+room_ids (CatchupStore *store, GError **error)
+{
+  g_autoptr (GPtrArray) infos = catchup_store_list_rooms (store, error);
+  GArray *ids;
+
+  if (infos == NULL)
+    return NULL;
+  ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), infos->len);
+  for (guint i = 0; i < infos->len; i++)
+    g_array_append_val (ids, ((CatchupRoomInfo *) infos->pdata[i])->id);
+  return ids;
+}
+
+/* In a worker: reads with a connection of its own, embeds without holding any lock, and stores every vector
+ * through the history writer, the database's one writer. Then the vectors of other models go. */
 static gboolean
 fill_all (FillJob *job, GCancellable *cancellable, guint *computed, GError **error)
 {
   g_autoptr (CatchupStore) store = catchup_store_open (job->db_path, error);
   g_autoptr (CatchupLlm) llm = store ? catchup_llm_new (job->config, error) : NULL;
   g_autoptr (CatchupEmbedder) embedder = llm ? catchup_llm_embedder_new (llm, job->dim, cancellable, error) : NULL;
-  g_autoptr (GPtrArray) rooms = embedder ? catchup_store_list_rooms (store, error) : NULL;
+  g_autoptr (GArray) rooms = embedder ? room_ids (store, error) : NULL;
 
   *computed = 0;
   if (rooms == NULL)
     return FALSE;
   job->dim = embedder->dim;
-  for (guint i = 0; i < rooms->len; i++)
-    {
-      guint n = 0;
-
-      if (!catchup_embed_cache_fill (store, ((CatchupRoomInfo *) rooms->pdata[i])->id, embedder, cancellable,
-                                          &n, error))
-        return FALSE;
-      *computed += n;
-    }
-  return catchup_embed_cache_prune (store, embedder->name, NULL, error);
+  return catchup_embed_cache_fill_rooms (store, rooms, embedder, TRUE, catchup_writer_embed_sink, job->writer,
+                                         cancellable, computed, error);
 }
 
 static void
@@ -134,6 +144,7 @@ fill_tick (gpointer data)
     }
   job = g_new0 (FillJob, 1);
   job->db_path = g_strdup (catchup_writer_get_path (catchup_plugin.writer));
+  job->writer = catchup_writer_ref (catchup_plugin.writer);
   job->config = config;
   job->model_key = g_strconcat (config->base_url, " ", config->embed_model, NULL);
   job->dim = g_strcmp0 (job->model_key, known_model) == 0 ? known_dim : 0;

@@ -30,15 +30,17 @@ write_local (PurpleConversation *conv, const char *html)
   purple_conversation_write (conv, NULL, html, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, time (NULL));
 }
 
+/* Plain text as conversation markup, each line through the one sanitiser (control characters, ESC, bidi
+ * overrides) on its own, then escaped. */
 static void
 append_escaped_lines (GString *html, const char *plain)
 {
-  g_autofree char *safe = catchup_text_sanitize (plain, TRUE);
-  g_auto (GStrv) lines = g_strsplit (safe, "\n", -1);
+  g_auto (GStrv) lines = g_strsplit (plain ? plain : "", "\n", -1);
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
-      g_autofree char *escaped = g_markup_escape_text (lines[i], -1);
+      g_autofree char *safe = catchup_text_sanitize (lines[i]);
+      g_autofree char *escaped = g_markup_escape_text (safe, -1);
 
       g_string_append_printf (html, "%s%s", i ? "<br>" : "", escaped);
     }
@@ -74,57 +76,35 @@ write_catchup (PurpleConversation *conv, const char *html)
                                time (NULL));
 }
 
-/* Times in the user's zone: the clock, with the weekday when the catch-up spans more than one day. */
-static char *
-local_time (gint64 ts, gboolean with_day)
-{
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_local (ts);
-
-  return dt ? g_date_time_format (dt, with_day ? "%a %H:%M" : "%H:%M") : g_strdup ("?");
-}
-
-static gboolean
-spans_days (const CatchupSummary *summary)
-{
-  g_autoptr (GDateTime) first = NULL;
-  g_autoptr (GDateTime) last = NULL;
-  gint64 lo = G_MAXINT64, hi = G_MININT64;
-
-  for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
-    {
-      const CatchupSummaryLine *line = summary->lines->pdata[i];
-
-      if (line->speaker != NULL)
-        {
-          lo = MIN (lo, line->ts);
-          hi = MAX (hi, line->ts);
-        }
-    }
-  if (lo > hi)
-    return FALSE;
-  first = g_date_time_new_from_unix_local (lo);
-  last = g_date_time_new_from_unix_local (hi);
-  return first && last
-         && (g_date_time_get_year (first) != g_date_time_get_year (last)
-             || g_date_time_get_day_of_year (first) != g_date_time_get_day_of_year (last));
-}
-
+/* One row of the catch-up as conversation markup; Finch shows the text without the markup. */
 static void
-append_line_html (GString *html, const CatchupSummaryLine *line, gboolean with_day)
+append_row_html (GString *html, const CatchupRow *row)
 {
-  g_autofree char *speaker = g_markup_escape_text (line->speaker ? line->speaker : "", -1);
-  g_autofree char *when = local_time (line->ts, with_day);
+  g_autofree char *text = g_markup_escape_text (row->text, -1);
+  g_autofree char *speaker = row->speaker ? g_markup_escape_text (row->speaker, -1) : NULL;
 
-  g_string_append (html, "<br>");
-  if (line->speaker != NULL)
-    g_string_append_printf (html, "<b>%s</b> <font color=\"#777777\">%s</font>: ", speaker, when);
-  append_escaped_lines (html, line->text ? line->text : "");
-  for (guint i = 0; line->context != NULL && i < line->context->len; i++)
+  switch (row->kind)
     {
-      g_autofree char *safe = catchup_text_sanitize (line->context->pdata[i], FALSE);
-      g_autofree char *context = g_markup_escape_text (safe, -1);
-
-      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", context);
+    case CATCHUP_ROW_HEADLINE:
+      g_string_append (html, text);
+      break;
+    case CATCHUP_ROW_SECTION:
+      g_string_append_printf (html, "<br><i>%s:</i>", text);
+      break;
+    case CATCHUP_ROW_LINE:
+      g_string_append (html, "<br>• ");
+      if (speaker != NULL)
+        g_string_append_printf (html, "<b>%s</b> ", speaker);
+      if (row->when != NULL)
+        g_string_append_printf (html, "<font color=\"#777777\">%s</font>", row->when);
+      g_string_append_printf (html, "%s%s", speaker || row->when ? ": " : "", text);
+      break;
+    case CATCHUP_ROW_ITEM:
+      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", text);
+      break;
+    case CATCHUP_ROW_NOTE:
+      g_string_append_printf (html, "<br><i>%s</i>", text);
+      break;
     }
 }
 
@@ -156,28 +136,26 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
   const CatchupSummary *summary = result->summary;
   g_autoptr (GString) html = g_string_new (NULL);
   g_autofree char *title = g_markup_escape_text (_("Catch-up"), -1);
-  gboolean with_day;
+  g_autoptr (GPtrArray) rows = NULL;
 
   log_written (conv, result);
   /* Finch names the sender already */
   if (!in_finch ())
     g_string_append_printf (html, "<b>%s</b>: ", title);
-  if (summary == NULL || (summary->headline == NULL && (summary->lines == NULL || summary->lines->len == 0)))
+  if (summary == NULL)
     {
       append_escaped_lines (html, _("nothing worth summarising."));
       write_catchup (conv, html->str);
       return;
     }
-  with_day = spans_days (summary);
-  append_escaped_lines (html, summary->headline ? summary->headline : "");
-  for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
-    append_line_html (html, summary->lines->pdata[i], with_day);
-  if (summary->notice != NULL)
+  rows = catchup_render_rows (summary, FALSE);
+  for (guint i = 0; i < rows->len; i++)
+    append_row_html (html, rows->pdata[i]);
+  if (summary->lines == NULL || summary->lines->len == 0)
     {
-      g_autofree char *safe = catchup_text_sanitize (summary->notice, FALSE);
-      g_autofree char *notice = g_markup_escape_text (safe, -1);
+      g_autofree char *nothing = g_markup_escape_text (_("nothing worth summarising."), -1);
 
-      g_string_append_printf (html, "<br><i>%s</i>", notice);
+      g_string_append_printf (html, "<br>%s", nothing);
     }
   write_catchup (conv, html->str);
 }
@@ -300,31 +278,45 @@ split_into (GQueue *out, const char *line, gsize limit)
     }
 }
 
-/* One summary line as posted: who, what, and what its references resolve to, in words, on one line. */
-static char *
-post_line (const CatchupSummaryLine *line)
-{
-  g_autoptr (GString) text = g_string_new (NULL);
-
-  if (line->speaker != NULL)
-    g_string_append_printf (text, "%s: ", line->speaker);
-  g_string_append (text, line->text ? line->text : "");
-  for (guint i = 0; line->context != NULL && i < line->context->len; i++)
-    /* TRANSLATORS: joins a posted summary line and one of its resolved references. */
-    g_string_append_printf (text, i ? "; %s" : _(" — %s"), (const char *) line->context->pdata[i]);
-  return catchup_text_sanitize (text->str, FALSE);
-}
-
+/* The lines posted: the headline, each section's title, and each line with what resolves it in words after it
+ * on the same line ("— “that fallback” → …; reply: …"). */
 static GPtrArray *
 summary_lines (const CatchupSummary *summary)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *headline = catchup_text_sanitize (summary->headline ? summary->headline : "", FALSE);
+  g_autoptr (GPtrArray) rows = catchup_render_rows (summary, TRUE);
+  GString *current = NULL;
+  gboolean first_item = TRUE;
 
-  /* TRANSLATORS: prefix of summaries posted to a room, so that readers know where they come from. */
-  g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), headline));
-  for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
-    g_ptr_array_add (lines, post_line (summary->lines->pdata[i]));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const CatchupRow *row = rows->pdata[i];
+
+      if (row->kind == CATCHUP_ROW_ITEM && current != NULL)
+        {
+          /* Translators: joins a posted summary line and the first of what resolves it */
+          g_string_append_printf (current, "%s%s", first_item ? _(" — ") : "; ", row->text);
+          first_item = FALSE;
+          continue;
+        }
+      if (current != NULL)
+        g_ptr_array_add (lines, g_string_free (g_steal_pointer (&current), FALSE));
+      first_item = TRUE;
+      if (row->kind == CATCHUP_ROW_HEADLINE)
+        /* Translators: prefix of summaries posted to a room, so that readers know where they come from. */
+        g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), row->text));
+      else if (row->kind == CATCHUP_ROW_SECTION)
+        g_ptr_array_add (lines, g_strdup_printf ("%s:", row->text));
+      else if (row->kind == CATCHUP_ROW_LINE && row->speaker != NULL)
+        {
+          current = g_string_new (NULL);
+          g_string_printf (current, "%s: %s", row->speaker, row->text);
+        }
+      else if (row->kind == CATCHUP_ROW_LINE)
+        current = g_string_new (row->text);
+    }
+  if (current != NULL)
+    g_ptr_array_add (lines, g_string_free (current, FALSE));
   return lines;
 }
 

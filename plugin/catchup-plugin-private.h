@@ -23,13 +23,18 @@
 #define CATCHUP_PREF_EMBED_MODEL     CATCHUP_PREFS_ROOT "/embedding_model"
 #define CATCHUP_PREF_API_KEY         CATCHUP_PREFS_ROOT "/api_key"
 #define CATCHUP_PREF_TIMEOUT         CATCHUP_PREFS_ROOT "/timeout"
+#define CATCHUP_PREF_THINKING        CATCHUP_PREFS_ROOT "/thinking"
 #define CATCHUP_PREF_INDEX_IMS       CATCHUP_PREFS_ROOT "/index_ims"
 #define CATCHUP_PREF_RETENTION_DAYS  CATCHUP_PREFS_ROOT "/retention_days"
 #define CATCHUP_PREF_DB_PATH         CATCHUP_PREFS_ROOT "/database"
+/* Whether to index while libpurple's chat logging is off: CATCHUP_INDEX_UNLOGGED_*. */
+#define CATCHUP_PREF_INDEX_UNLOGGED  CATCHUP_PREFS_ROOT "/index_unlogged"
 /* Quiet period after a join before the automatic catch-up looks at what arrived (history playback settles). */
 #define CATCHUP_PREF_SETTLE_MS       CATCHUP_PREFS_ROOT "/settle_ms"
 /* Minimum time between two automatic catch-ups of one room. */
 #define CATCHUP_PREF_COOLDOWN        CATCHUP_PREFS_ROOT "/cooldown_seconds"
+/* How often the rooms the client is in are recorded as such (what a crash leaves behind). */
+#define CATCHUP_PREF_HEARTBEAT       CATCHUP_PREFS_ROOT "/heartbeat_seconds"
 /* Pause between two lines posted to a room. */
 #define CATCHUP_PREF_POST_INTERVAL   CATCHUP_PREFS_ROOT "/post_interval_ms"
 /* Defaults for rooms without settings of their own. */
@@ -69,6 +74,10 @@ char *catchup_room_key_spec (const CatchupRoomKey *key);
 /* The open conversation of key, or NULL when it was closed or its account went away. */
 PurpleConversation *catchup_room_key_find_conv (const CatchupRoomKey *key);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupRoomKey, catchup_room_key_free)
+
+/* Core log messages (GLib domain "catchup") go to purple_debug, on the main loop, while the plugin is loaded. */
+void catchup_log_start (void);
+void catchup_log_stop (void);
 
 /* The language model (catchup-model.c): settings from the preferences (NULL without an endpoint), and the
  * background embedding of the history while an embedding model is configured. */
@@ -114,13 +123,36 @@ void catchup_signals_mark_present (PurpleConversation *conv);
 /* Commands and the catch-up itself. */
 void catchup_commands_start (PurplePlugin *plugin);
 void catchup_commands_stop (void);
+/* /catchup ask QUESTION and /catchup @nick (catchup-social.c); FALSE when words are neither. */
+gboolean catchup_social_dispatch (PurpleConversation *conv, char **words);
 /* Starts a catch-up of conv; automatic ones say nothing when there is nothing to say. */
 void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic);
 
 /* "Last present" per room on the main loop (the XMPP join asks for the history since then). */
 void catchup_presence_note (const CatchupRoomKey *key, gint64 ts);
+/* On a join: since when the client was not in the room (0: unknown); on IRC, tells an absence it could not see,
+ * once. */
+gint64 catchup_presence_joined (PurpleConversation *conv);
+/* "Nothing new since you rejoined at 10:02; the 48 minutes before were not received." while that holds, else
+ * NULL. */
+char *catchup_presence_gap_text (PurpleConversation *conv);
+/* A bouncer played the room's backlog back after the join: the absence was not a gap after all. */
+void catchup_presence_played_back (PurpleConversation *conv);
 void catchup_presence_start (PurplePlugin *plugin);
 void catchup_presence_stop (void);
+
+/* Privacy (catchup-privacy.c): with libpurple's chat logging off, nothing is indexed until the user says so. */
+enum {
+  CATCHUP_INDEX_UNLOGGED_ASK,
+  CATCHUP_INDEX_UNLOGGED_YES,
+  CATCHUP_INDEX_UNLOGGED_NO,
+};
+/* Asks (once a session) while undecided. */
+gboolean catchup_privacy_allows_index (void);
+void catchup_privacy_add_pref (PurplePluginPrefFrame *frame);
+/* Where the history is kept, its size, its retention, and whether conv's room is indexed. */
+char *catchup_privacy_status_text (PurpleConversation *conv);
+void catchup_privacy_stop (void);
 
 /* History retention: prunes what is older than the preference keeps, on load, daily and after a change. */
 void catchup_retention_start (PurplePlugin *plugin);
@@ -132,6 +164,30 @@ void catchup_backfill_room (PurpleAccount *account, const char *name, PurpleConv
 void catchup_backfill_all (void);
 GList *catchup_backfill_actions (PurplePlugin *plugin, gpointer context);
 void catchup_backfill_stop (void);
+
+/* Faults of the history writer told in the conversations whose messages it keeps; at unload, what it could not
+ * write is told too. stop stops and frees the writer. */
+void catchup_save_status_start (void);
+void catchup_save_status_stop (void);
+
+/* A catch-up in words (catchup-render.c): rows of plain, sanitised text, times in the user's zone. for_room
+ * leaves out what is for the user alone (topics left out, the model notice). */
+typedef enum {
+  CATCHUP_ROW_HEADLINE,   /* "45 messages from 6 people, Tue 14:43 – Wed 10:23" */
+  CATCHUP_ROW_SECTION,    /* a section's title */
+  CATCHUP_ROW_LINE,       /* speaker (may be NULL), when (may be NULL), text */
+  CATCHUP_ROW_ITEM,       /* under the line before: a resolved reference, a reply, an assent, a replaced state */
+  CATCHUP_ROW_NOTE,
+} CatchupRowKind;
+
+typedef struct {
+  CatchupRowKind kind;
+  char *speaker;
+  char *when;
+  char *text;
+} CatchupRow;
+
+GPtrArray *catchup_render_rows (const CatchupSummary *summary, gboolean for_room);
 
 /* Output into conversations. */
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);

@@ -99,12 +99,14 @@ plugin_load (PurplePlugin *plugin)
   if (plugin->handle != NULL)
     g_module_make_resident (plugin->handle);
 
+  catchup_log_start ();
   catchup_plugin.plugin = plugin;
   catchup_plugin.cancellable = g_cancellable_new ();
   catchup_plugin.writer = catchup_writer_new (db_path, &error);
   if (catchup_plugin.writer == NULL)
     purple_debug_error ("catchup", "history database %s: %s; nothing will be indexed\n", db_path, error->message);
 
+  catchup_save_status_start ();
   catchup_presence_start (plugin);
   catchup_signals_start (plugin);
   catchup_commands_start (plugin);
@@ -123,14 +125,16 @@ plugin_unload (PurplePlugin *plugin)
   catchup_model_stop ();
   catchup_retention_stop ();
   catchup_backfill_stop ();
+  catchup_privacy_stop ();
   catchup_output_stop ();
   catchup_room_settings_stop ();
   /* Last: it records presence in the still open rooms through the writer. */
   catchup_signals_stop ();
   catchup_presence_stop ();
-  g_clear_pointer (&catchup_plugin.writer, catchup_writer_free);
+  catchup_save_status_stop ();
   g_clear_object (&catchup_plugin.cancellable);
   catchup_plugin.plugin = NULL;
+  catchup_log_stop ();
   return TRUE;
 }
 
@@ -153,7 +157,7 @@ init_plugin (PurplePlugin *plugin)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   info.name = _("Catch-up");
   info.summary = _("Summaries of what you missed in group chats");
-  /* TRANSLATORS: "/catchup" is the command the user types; keep it as it is. */
+  /* Translators: "/catchup" is the command the user types; keep it as it is. */
   info.description = _("Type /catchup in a group chat, or rejoin a room, to get a short summary of what was said "
                        "while you were away, with earlier context spelled out.");
   catchup_prefs_init ();

@@ -16,10 +16,13 @@ catchup_prefs_init (void)
   purple_prefs_add_string (CATCHUP_PREF_EMBED_MODEL, "");
   purple_prefs_add_string (CATCHUP_PREF_API_KEY, "");
   purple_prefs_add_int (CATCHUP_PREF_TIMEOUT, 60);
+  purple_prefs_add_bool (CATCHUP_PREF_THINKING, TRUE);
   purple_prefs_add_bool (CATCHUP_PREF_INDEX_IMS, FALSE);
+  purple_prefs_add_int (CATCHUP_PREF_INDEX_UNLOGGED, CATCHUP_INDEX_UNLOGGED_ASK);
   purple_prefs_add_int (CATCHUP_PREF_RETENTION_DAYS, 0);
   purple_prefs_add_string (CATCHUP_PREF_DB_PATH, "");
   purple_prefs_add_int (CATCHUP_PREF_SETTLE_MS, 5000);
+  purple_prefs_add_int (CATCHUP_PREF_HEARTBEAT, 60);
   purple_prefs_add_int (CATCHUP_PREF_COOLDOWN, 30 * 60);
   purple_prefs_add_int (CATCHUP_PREF_POST_INTERVAL, 1500);
 
@@ -126,9 +129,11 @@ catchup_prefs_frame (PurplePlugin *plugin)
   purple_plugin_pref_set_masked (key, TRUE);
   purple_plugin_pref_frame_add (frame, key);
   add_int_pref (frame, CATCHUP_PREF_TIMEOUT, _("Timeout (seconds)"), 1, 3600);
+  add_pref (frame, CATCHUP_PREF_THINKING, _("Let a reasoning model think before it answers (slower; off only "
+                                            "where the server allows it)"));
 
   add_header (frame, _("Rooms"));
-  /* TRANSLATORS: keep these lines short: they are shown in a narrow column. */
+  /* Translators: keep these lines short: they are shown in a narrow column. */
   add_info (frame, _("For rooms without settings of their own."));
   add_info (frame, _("A room's own: /catchup settings there."));
   add_info (frame, _("A catch-up on rejoining needs at least \"After\" new messages and covers at most \"Window\"."));
@@ -143,6 +148,7 @@ catchup_prefs_frame (PurplePlugin *plugin)
 
   add_header (frame, _("History"));
   add_pref (frame, CATCHUP_PREF_INDEX_IMS, _("Also index instant messages"));
+  catchup_privacy_add_pref (frame);
   add_int_pref (frame, CATCHUP_PREF_RETENTION_DAYS, _("Keep (days)"), 0, 36500);
   add_info (frame, _("0 keeps the history for ever."));
   add_pref (frame, CATCHUP_PREF_DB_PATH, _("Database file"));

@@ -466,7 +466,7 @@ choice_offset (void)
 static char *
 int_label (const Setting *s)
 {
-  /* TRANSLATORS: a number field of the room settings and its range, e.g. "Memory budget (tokens) (64–65536)". */
+  /* Translators: a number field of the room settings and its range, e.g. "Memory budget (tokens) (64–65536)". */
   return g_strdup_printf (_("%s (%d–%d)"), _(s->label), s->min, s->max);
 }
 
@@ -547,9 +547,9 @@ read_fields (PurpleRequestFields *fields, CatchupRoomSettings *out, GString *pro
             g_hash_table_insert (typed, (gpointer) s->node_key, g_strdup (text ? text : ""));
             if (!parse_int_input (text, s->min, s->max, &SLOT (out, s, int)))
               {
-                g_autofree char *shown = catchup_text_sanitize (text ? text : "", FALSE);
+                g_autofree char *shown = catchup_text_sanitize (text);
 
-                /* TRANSLATORS: why a room setting was refused: the field's label, what was typed, the range. */
+                /* Translators: why a room setting was refused: the field's label, what was typed, the range. */
                 g_string_append_printf (problems, _("%s: “%s” is not a whole number from %d to %d.\n"), _(s->label),
                                         shown, s->min, s->max);
               }

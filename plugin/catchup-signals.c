@@ -2,6 +2,7 @@
 
 #include "catchup-plugin-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <connection.h>
@@ -18,6 +19,8 @@
 typedef struct {
   CatchupRoomKey *key;
   guint settle_id;      /* quiet-period timer after a join; 0 when not waiting */
+  gint64 absent_since;  /* when the client was last in the room before this join; 0 when unknown */
+  gint64 joined;        /* monotonic microseconds of the last join */
   gint64 last_auto;     /* monotonic microseconds of the last automatic catch-up */
 } RoomState;
 
@@ -74,13 +77,17 @@ speaker_alias (PurpleConversation *conv, const char *who)
       cb = purple_conv_chat_cb_find (PURPLE_CONV_CHAT (conv), who);
       alias = cb ? cb->alias : NULL;
     }
-  return alias && *alias && g_strcmp0 (alias, who) != 0 ? g_strdup (alias) : NULL;
+  return alias && *alias && g_strcmp0 (alias, who) != 0 ? catchup_text_clean (alias, -1, CATCHUP_TEXT_ONE_LINE) : NULL;
 }
 
 static CatchupMessage *
 message_from (PurpleConversation *conv, const char *who, const char *markup, PurpleMessageFlags flags)
 {
-  g_autofree char *text = purple_markup_strip_html (markup);
+  g_autofree char *stripped = purple_markup_strip_html (markup);
+  /* what a peer or a server sends is untrusted: invalid UTF-8 crashed the gap detector later, and control
+   * characters would reach every terminal and conversation the text is shown in */
+  g_autofree char *text = catchup_text_clean (stripped, -1, CATCHUP_TEXT_MULTI_LINE);
+  g_autofree char *speaker = catchup_text_clean (who, -1, CATCHUP_TEXT_ONE_LINE);
   CatchupMessage *msg;
   guint mflags = 0;
   const char *body;
@@ -99,7 +106,7 @@ message_from (PurpleConversation *conv, const char *who, const char *markup, Pur
   if (flags & PURPLE_MESSAGE_DELAYED)
     mflags |= CATCHUP_MESSAGE_DELAYED;
   /* No id: the store derives a stable one from time, speaker and text, so playback is stored once. */
-  msg = catchup_message_new (NULL, message_time (conv, flags), who, body);
+  msg = catchup_message_new (NULL, message_time (conv, flags), speaker, body);
   msg->alias = speaker_alias (conv, who);
   msg->flags = mflags;
   return msg;
@@ -114,10 +121,56 @@ wants_index (PurpleConversation *conv)
   if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_IM
       && !purple_prefs_get_bool (CATCHUP_PREF_INDEX_IMS))
     return FALSE;
+  if (!catchup_privacy_allows_index ())
+    return FALSE;
   catchup_room_settings_get (conv, &settings);
   index = settings.index;
   catchup_room_settings_clear (&settings);
   return index;
+}
+
+/* ---------- IRC bouncer playback ----------
+ * libpurple's IRC asks for no server-time, so a bouncer (ZNC's buffer) plays a channel's backlog back right
+ * after the join as ordinary lines with the time prefixed to the text: "[10:02:33] text". Those get their own
+ * time and are marked as playback, so that they sort where they were said and are stored once. */
+
+/* How long after a join lines can be playback. */
+#define PLAYBACK_WINDOW (30 * G_USEC_PER_SEC)
+
+static gboolean
+bouncer_playback (PurpleConversation *conv, CatchupMessage *msg)
+{
+  g_autoptr (GRegex) stamp_re = NULL;
+  RoomState *state = room_state (conv, FALSE);
+  g_autoptr (GMatchInfo) m = NULL;
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr (GDateTime) when = NULL;
+  g_autofree char *h = NULL, *mi = NULL, *sec = NULL, *rest = NULL;
+  gint64 ts;
+
+  if (state == NULL || g_get_monotonic_time () - state->joined > PLAYBACK_WINDOW
+      || g_strcmp0 (purple_account_get_protocol_id (purple_conversation_get_account (conv)), "prpl-irc") != 0)
+    return FALSE;
+  stamp_re = g_regex_new ("^\\[(\\d\\d):(\\d\\d)(?::(\\d\\d))?\\] (.+)$", G_REGEX_DOTALL, 0, NULL);
+  if (!g_regex_match (stamp_re, msg->text, 0, &m))
+    return FALSE;
+  h = g_match_info_fetch (m, 1);
+  mi = g_match_info_fetch (m, 2);
+  sec = g_match_info_fetch (m, 3);
+  rest = g_match_info_fetch (m, 4);
+  when = g_date_time_new_local (g_date_time_get_year (now), g_date_time_get_month (now),
+                                g_date_time_get_day_of_month (now), atoi (h), atoi (mi), sec && *sec ? atoi (sec) : 0);
+  if (when == NULL)
+    return FALSE;
+  ts = g_date_time_to_unix (when);
+  /* A time later than now was yesterday's. */
+  if (ts > g_date_time_to_unix (now) + 60)
+    ts -= 86400;
+  msg->ts = ts;
+  g_free (msg->text);
+  msg->text = g_steal_pointer (&rest);
+  msg->flags |= CATCHUP_MESSAGE_DELAYED;
+  return TRUE;
 }
 
 static void
@@ -130,9 +183,14 @@ index_message (PurpleConversation *conv, const char *who, const char *markup, Pu
     return;
   if (!wants_index (conv))
     return;
+  /* A bouncer's own notices ("Buffer Playback...") come from "***", which no IRC nick can be. */
+  if (strcmp (who, "***") == 0)
+    return;
   msg = message_from (conv, who, markup, flags);
   if (msg == NULL)
     return;
+  if (!(flags & PURPLE_MESSAGE_SEND) && bouncer_playback (conv, msg))
+    catchup_presence_played_back (conv);
   if ((flags & PURPLE_MESSAGE_SEND) && catchup_output_take_echo (conv, msg->text))
     {
       catchup_message_free (msg);
@@ -153,6 +211,7 @@ index_message (PurpleConversation *conv, const char *who, const char *markup, Pu
 typedef struct {
   CatchupRoomKey *key;
   char *spec;
+  gint64 since;         /* the absence's start as the join knew it; 0: the store's last presence */
 } CountJob;
 
 typedef struct {
@@ -180,10 +239,13 @@ count_since_present (CatchupStore *store, gpointer data, GError **error)
   CountResult *result = g_new0 (CountResult, 1);
   gint64 room = catchup_store_find_room (store, job->spec, NULL);
 
-  if (room == 0 || (info = catchup_store_room_info (store, room, NULL)) == NULL || info->last_present == 0)
+  if (room == 0 || (info = catchup_store_room_info (store, room, NULL)) == NULL)
     return result;
-  result->last_present = info->last_present;
-  since = catchup_store_since (store, room, info->last_present, error);
+  /* The join's view wins: after a crash the store's last presence is older than the client's last heartbeat. */
+  result->last_present = job->since > 0 ? job->since : info->last_present;
+  if (result->last_present == 0)
+    return result;
+  since = catchup_store_since (store, room, result->last_present, error);
   if (since == NULL)
     {
       g_free (result);
@@ -241,6 +303,7 @@ settled (gpointer data)
   job = g_new0 (CountJob, 1);
   job->key = catchup_room_key_copy (state->key);
   job->spec = catchup_room_key_spec (state->key);
+  job->since = state->absent_since;
   catchup_writer_call_async (catchup_plugin.writer, count_since_present, job, count_job_free, g_free,
                              catchup_plugin.cancellable, count_done, catchup_room_key_copy (state->key));
   return FALSE;
@@ -276,9 +339,12 @@ record_event (PurpleConversation *conv, CatchupRoomEventKind kind, const char *n
 
   if (catchup_plugin.writer == NULL || nick == NULL || !wants_index (conv))
     return;
+  g_autofree char *clean_nick = catchup_text_clean (nick, -1, CATCHUP_TEXT_ONE_LINE);
+  g_autofree char *clean_detail = detail ? catchup_text_clean (detail, -1, CATCHUP_TEXT_ONE_LINE) : NULL;
+
   key = catchup_room_key_new (conv);
-  catchup_writer_add_event (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL), kind, nick,
-                            detail);
+  catchup_writer_add_event (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL), kind,
+                            clean_nick, clean_detail);
 }
 
 /* ---------- nick changes ----------
@@ -318,9 +384,12 @@ record_nick_change (PurpleConversation *conv, const char *old_nick, const char *
 
   if (catchup_plugin.writer == NULL || !wants_index (conv))
     return;
+  g_autofree char *old_clean = catchup_text_clean (old_nick, -1, CATCHUP_TEXT_ONE_LINE);
+  g_autofree char *new_clean = catchup_text_clean (new_nick, -1, CATCHUP_TEXT_ONE_LINE);
+
   key = catchup_room_key_new (conv);
   catchup_writer_add_nick_change (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL),
-                                  old_nick, new_nick);
+                                  old_clean, new_clean);
 }
 
 static void
@@ -383,6 +452,11 @@ on_chat_joined (PurpleConversation *conv, gpointer data)
 {
   CatchupRoomSettings settings;
 
+  RoomState *state = room_state (conv, TRUE);
+
+  /* Before anything of this session counts as presence. */
+  state->absent_since = catchup_presence_joined (conv);
+  state->joined = g_get_monotonic_time ();
   catchup_room_settings_prefetch (conv);
   catchup_room_settings_get (conv, &settings);
   if (settings.auto_catchup)

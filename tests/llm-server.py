@@ -10,8 +10,19 @@ test can use a fresh one ("429once.t7"). GET /count/SCENARIO returns {"requests"
 
 Behaviours: ok, nousage, slow, trickle, 429once, 429always, 429long, 500once, 500always, 400, 401, 404model,
 404, malformed, badshape, truncated, oversized, oversized-cl, wrongtype, dimchange, gaps, summary, inject,
-catchup (gaps or summary, whichever the prompt asks for);
+catchup (gaps, evidence selection or summary, whichever the prompt asks for), select, selectnone,
+catchup-selectnone and catchup-selectbad (catchup, but the selection chooses nothing / answers without JSON);
 "KIND-nousage" is KIND without usage figures in the answer.
+
+Reply shapes of real servers, each around the catch-up answer (raw JSON, as catchup would send it):
+think (<think>...</think> first, as Ollama and llama.cpp send reasoning models' answers), thinking
+(<thinking>...</thinking>), openthink (reasoning then a bare </think>: the chat template opened the block),
+reasoning (vLLM's reasoning_content beside the content, with reasoning_tokens in the usage), reasoningonly
+(reasoning, empty content), prose (a sentence with brackets, then a ```json fence, then more prose), trailing
+(trailing commas), length (cut at max_tokens, with finish_reason "length", unless max_tokens > 2048),
+lengthalways (always cut), thinkcut (cut while still thinking), noformat (refuses response_format with HTTP
+400, as LM Studio does), noeffort (refuses reasoning_effort with HTTP 422, as vLLM does).
+GET /last/SCENARIO returns the body of the scenario's last request.
 """
 
 import argparse
@@ -33,6 +44,7 @@ ESCAPE_RE = re.compile(r"\\(u[0-9A-F]{4}|.)")
 
 counts = {}
 bearers = {}
+last_requests = {}
 lock = threading.Lock()
 
 
@@ -65,9 +77,11 @@ def parse_turn(line):
 
 
 def data_blocks(prompt):
-    """{label: [turn, ...]} for each data block of a prompt."""
+    """{label: [turn, ...]} for each data block of turns of a prompt (the GAPS block holds gaps: skipped)."""
     blocks = {}
     for label, _nonce, body in BLOCK_RE.findall(prompt):
+        if label == "GAPS":
+            continue
         turns = blocks.setdefault(label, [])
         for line in body.splitlines():
             if line.strip():
@@ -118,12 +132,86 @@ def inject_reply(prompt):
     return json.dumps({"lines": [{"speaker": window[0]["speaker"], "id": window[0]["id"], "text": text}]})
 
 
+def select_reply(prompt, none=False):
+    """Evidence selection: every gap gets the oldest candidate, plus an id that is no candidate; and a gap that
+    does not exist gets one too (the client must drop both)."""
+    blocks = data_blocks_any(prompt)
+    candidates = blocks.get("CANDIDATES", [])
+    gaps = re.findall(r"^(\d+)\. ", blocks.get("GAPS_RAW", ""), re.M)
+    first = [candidates[0]["id"]] if candidates and not none else []
+    selected = [{"gap": int(g), "ids": first + ([] if none else ["ghost-id"])} for g in gaps]
+    selected.append({"gap": 99, "ids": first})
+    return json.dumps({"selected": selected})
+
+
+def data_blocks_any(prompt):
+    """Like data_blocks, but a GAPS block (whose lines are numbered gaps, not turns) is kept as raw text."""
+    blocks = {}
+    for label, _nonce, body in BLOCK_RE.findall(prompt):
+        if label == "GAPS":
+            blocks["GAPS_RAW"] = body
+            continue
+        blocks.setdefault(label, []).extend(parse_turn(line) for line in body.splitlines() if line.strip())
+    return blocks
+
+
+def catchup_json(prompt):
+    """The answer a catch-up prompt asks for, as plain JSON."""
+    if '{"gaps": [' in prompt:
+        reply = gaps_reply(prompt)
+        return reply[reply.index("```json\n") + 8:reply.rindex("\n```")]
+    if '{"selected": [' in prompt:
+        return select_reply(prompt)
+    return summary_reply(prompt)
+
+
 def catchup_reply(prompt):
-    """A whole catch-up against one endpoint: the gap prompt asks for {"gaps": ...}, the summary prompt not."""
-    return gaps_reply(prompt) if '{"gaps": [' in prompt else summary_reply(prompt)
+    """A whole catch-up against one endpoint: gaps, evidence selection or summary, as the prompt asks."""
+    if '{"gaps": [' in prompt:
+        return gaps_reply(prompt)
+    return catchup_json(prompt)
 
 
-SCRIPTED = {"gaps": gaps_reply, "summary": summary_reply, "inject": inject_reply, "catchup": catchup_reply}
+def catchup_select_reply(prompt, answer):
+    """A whole catch-up whose evidence selection is answered with answer(prompt) instead."""
+    return answer(prompt) if '{"selected": [' in prompt else catchup_reply(prompt)
+
+
+SCRIPTED = {"gaps": gaps_reply, "summary": summary_reply, "inject": inject_reply, "catchup": catchup_reply,
+            "select": select_reply, "selectnone": lambda prompt: select_reply(prompt, none=True),
+            "catchup-selectnone": lambda prompt: catchup_select_reply(prompt, SCRIPTED["selectnone"]),
+            "catchup-selectbad": lambda prompt: catchup_select_reply(prompt, lambda p: "I would pick the first.")}
+REASONING = "The user wants JSON. Let me look at the window {carefully} [first] and then answer."
+SHAPES = ("think", "thinking", "openthink", "reasoning", "reasoningonly", "prose", "trailing", "length",
+          "lengthalways", "thinkcut", "noformat", "noeffort")
+
+
+def with_trailing_commas(text):
+    """The JSON with a comma before every closing bracket that follows a value."""
+    return re.sub(r'(["\d\]}el])(\s*)([\]}])', r"\1,\2\3", text)
+
+
+def shaped(kind, prompt, request):
+    """(content, reasoning_content, finish_reason) of a reply shape."""
+    answer = catchup_json(prompt)
+    cut = kind == "lengthalways" or (kind == "length" and (request.get("max_tokens") or 0) <= 2048)
+    if kind == "think":
+        return "<think>\n" + REASONING + "\n</think>\n\n" + answer, None, "stop"
+    if kind == "thinking":
+        return "<thinking>" + REASONING + "</thinking>" + answer, None, "stop"
+    if kind == "openthink":
+        return REASONING + "\n</think>\n" + answer, None, "stop"
+    if kind in ("reasoning", "reasoningonly"):
+        return ("" if kind == "reasoningonly" else answer), REASONING, "stop"
+    if kind == "prose":
+        return "Here is the answer {as JSON} [see below]:\n```json\n" + answer + "\n```\nAnything else?", None, "stop"
+    if kind == "trailing":
+        return with_trailing_commas(answer), None, "stop"
+    if cut:
+        return answer[:len(answer) // 2], None, "length"
+    if kind == "thinkcut":
+        return "<think>\n" + REASONING * 20, None, "length"
+    return answer, None, "stop"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -147,6 +235,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
+        last = re.match(r"^/last/([^/]+)$", self.path)
+        if last:
+            with lock:
+                obj = last_requests.get(last.group(1))
+            self.send_json(200, obj)
+            return
         match = re.match(r"^/count/([^/]+)$", self.path)
         if not match:
             self.send_raw(404, b"not found", "text/plain")
@@ -177,6 +271,8 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.send_json(400, {"error": {"message": "request is not JSON"}})
             return
+        with lock:
+            last_requests[scenario] = request
         self.respond(kind, n, match.group(2).endswith("embeddings"), request, bearers[scenario])
 
     def respond(self, kind, n, embeddings, request, bearer):
@@ -212,6 +308,29 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(2)
         elif kind == "trickle":
             self.send_trickle()
+        elif kind in ("nonfinite", "zerovec") and embeddings:
+            # the last text's vector has 1e999 (infinity to a float parser) or only zeros, in the model's size
+            texts = request.get("input", [])
+            texts = [texts] if isinstance(texts, str) else texts
+            match = re.search(r"(\d+)$", request.get("model", ""))
+            dim = int(match.group(1)) if match else 8
+            bad = ["1e999" if kind == "nonfinite" and d == 0 else "0" for d in range(dim)]
+            good = ["0.5"] * dim
+            items = ['{"object": "embedding", "index": %d, "embedding": [%s]}'
+                     % (i, ", ".join(bad if i == len(texts) - 1 else good)) for i in range(len(texts))]
+            self.send_raw(200, ('{"object": "list", "data": [%s]}' % ", ".join(items)).encode(), "application/json")
+        elif kind == "deepbody":
+            # nested brackets under the body size cap: json-glib would recurse once per bracket
+            self.send_raw(200, b"[" * (400 * 1024), "application/json")
+        elif kind == "500bare":
+            self.send_raw(500, b"", "application/json")
+        elif kind == "noformat" and "response_format" in request:
+            self.send_json(400, {"error": {"message": "'response_format.type' must be 'json_schema' or 'text'"}})
+        elif kind == "noeffort" and "reasoning_effort" in request:
+            self.send_json(422, {"detail": [{"type": "literal_error", "loc": ["body", "reasoning_effort"],
+                                             "msg": "Input should be 'low', 'medium' or 'high'"}],
+                                 "error": {"message": "1 validation error: body.reasoning_effort: Input should "
+                                                      "be 'low', 'medium' or 'high'"}})
         else:
             if kind == "slow":
                 time.sleep(5)
@@ -234,12 +353,21 @@ class Handler(BaseHTTPRequestHandler):
                                  "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
             return
         prompt = user_prompt(request)
-        content = SCRIPTED[kind](prompt) if kind in SCRIPTED else "pong"
+        reasoning, finish = None, "stop"
+        if kind in SHAPES:
+            content, reasoning, finish = shaped(kind, prompt, request)
+        else:
+            content = SCRIPTED[kind](prompt) if kind in SCRIPTED else "pong"
+        message = {"role": "assistant", "content": content}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
         reply = {"id": "chatcmpl-test", "object": "chat.completion", "model": request.get("model"),
-                 "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                              "finish_reason": "stop"}]}
+                 "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
         if self.usage:
             reply["usage"] = {"prompt_tokens": 1000, "completion_tokens": 7, "total_tokens": 1007}
+            if reasoning is not None:
+                reply["usage"]["completion_tokens"] = 57
+                reply["usage"]["completion_tokens_details"] = {"reasoning_tokens": 50}
         self.send_json(200, reply)
 
     def send_truncated(self):

@@ -85,7 +85,7 @@ PY
 
 # ---- the catch-up ----
 type_line '/catchup 30'
-if wait_for 300 shows 'participants:'; then
+if wait_for 300 shows 'messages from 3 people'; then
   sleep 1
   capture catchup
   echo "ok: the catch-up was written"

@@ -76,9 +76,19 @@ json_check "memory JSON reports the model path" '
 m = doc["model"]
 assert doc["method"] == "remember-model", doc["method"]
 assert m["used"] and m["notice"] is None, m
-assert m["chat_calls"] == 1 and m["embed_calls_at_catchup"] == 1, m
+# gap detection and evidence selection
+assert m["chat_calls"] == 2 and m["embed_calls_at_catchup"] == 1, m
 assert m["chunk_embeddings_at_catchup"] == 0, m
-assert doc["memory"], doc'
+assert m["selection_used"] and m["selection_candidates"] > 0 and m["selection_prompt_tokens"] <= 4096, m
+assert doc["memory"], doc
+ids = {x["id"] for x in doc["memory"]}
+assert any(g["pool"] for g in doc["gaps"]), doc["gaps"]
+for g in doc["gaps"]:
+    assert len(g["pool"]) <= 30, g
+    # the test server chooses the oldest candidate shown, and an id it never saw, which is dropped
+    assert g["selected"] and set(g["selected"]) <= set(sum((h["pool"] for h in doc["gaps"]), [])), g
+    assert set(g["selected"]) <= ids, (g, ids)
+assert all(x.get("lead_in") or "gap" in x for x in doc["memory"]), doc["memory"]'
 
 "$tool" summarize --db "$db" --room stationkit --last 20 $model --json >"$tmp/out" 2>"$tmp/err"
 check $? "summarize with --endpoint"
@@ -86,7 +96,16 @@ json_check "summarize JSON: model summary, calls and tokens" '
 m = doc["model"]
 for k in ("used", "notice", "calls", "tokens_sent", "tokens_received", "chat_calls", "embed_calls_at_catchup"):
     assert k in m, k
-assert m["used"] and m["chat_calls"] <= 2 and m["tokens_sent"] > 0 and m["tokens_received"] > 0, m
+assert m["used"] and m["chat_calls"] <= 3 and m["tokens_sent"] > 0 and m["tokens_received"] > 0, m
+assert " said: " in doc["summary"]["lines"][0]["text"], doc["summary"]["lines"][0]'
+
+# No data folder at all, as when the tool runs from its build folder: the prompts are built in.
+env -u CATCHUP_DATA_DIR "$tool" summarize --db "$db" --room stationkit --last 20 $model --json \
+  >"$tmp/out" 2>"$tmp/err"
+check $? "summarize without any data folder"
+json_check "the model is used with the built-in prompts" '
+m = doc["model"]
+assert m["used"] and m["notice"] is None, m
 assert " said: " in doc["summary"]["lines"][0]["text"], doc["summary"]["lines"][0]'
 
 "$tool" summarize --db "$db" --room stationkit --last 20 $model >"$tmp/out" 2>"$tmp/err"
@@ -113,6 +132,36 @@ assert not doc["model"]["used"], doc["model"]'
 "$tool" memory --db "$db" --room stationkit --window s040..s052 --method remember-model >"$tmp/out" 2>"$tmp/err"
 test $? -eq 2
 check $? "remember-model without a model is a usage error"
+
+"$tool" memory --db "$db" --room stationkit --window s040..s052 --method dense $model --json >"$tmp/out" 2>"$tmp/err"
+check $? "memory --method dense with an embedding model"
+json_check "an embedding model the method does not use is named in a notice" '
+m = doc["model"]
+assert not m["used"], m
+assert m["notice"] and "does not use them" in m["notice"], m'
+
+# A 429 asking for an hour, with --timeout 5: an answer at once, not after the backoff cap on every attempt.
+start=$(date +%s)
+"$tool" summarize --db "$db" --room stationkit --last 20 --endpoint "http://127.0.0.1:$port/s/429long.cli/v1" \
+  --model test-chat --timeout 5 --json >"$tmp/out" 2>"$tmp/err"
+check $? "summarize against a server asking to wait an hour"
+elapsed=$(( $(date +%s) - start ))
+test "$elapsed" -lt 5
+check $? "a Retry-After beyond --timeout 5 is not waited for (${elapsed} s)"
+json_check "the notice says why the model was not used" '
+notice = doc["summary"]["notice"]
+assert "Retry-After" in notice and "timeout of 5 s" in notice, notice'
+
+# A query vector with an infinite component is no query vector: the built-in retrieval answers, and says so.
+"$tool" recall --db "$db" --room stationkit --query "when is the release" \
+  --endpoint "http://127.0.0.1:$port/s/nonfinite/v1" --model test-chat --embed-model embed-16 --json \
+  >"$tmp/out" 2>"$tmp/err"
+check $? "recall with a server answering an infinite query vector"
+json_check "the infinite vector is not used" '
+m = doc["model"]
+assert not m["used"], m
+assert m["notice"] and "malformed embedding" in m["notice"], m
+assert doc["memory"], doc'
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

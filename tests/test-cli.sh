@@ -294,6 +294,76 @@ err_has 'nosuchroom' "unknown room is named"
 run 1 "summarize with an unknown id" summarize --db "$db" --room stationkit --window s001..s999
 err_has 's999' "unknown id is named"
 
+# --- hostile text: nothing from chat, file or database reaches the terminal as control or bidi characters ---
+hostile=$tmp/hostile.db
+printf '%s\n' \
+  '{"id": "h1", "room": "evil\u001b[2Jroom", "ts": "2026-04-06T09:00:00Z", "speaker": "m\u001b]0;owned\u0007al", "text": "we decided to reuse that lock solution\r\n/catchup post everything"}' \
+  '{"id": "h2", "room": "evil\u001b[2Jroom", "ts": "2026-04-06T09:01:00Z", "speaker": "bo", "text": "ok, the fallback then \u202eexe.txt"}' \
+  >"$tmp/hostile.jsonl"
+run 0 "import of hostile text" import --db "$hostile" --format jsonl "$tmp/hostile.jsonl"
+run 2 "import into an empty room name" import --db "$hostile" --format jsonl --room "" "$tmp/hostile.jsonl"
+err_has '--room' "an empty --room is refused"
+
+# no_raw DESCRIPTION: the last run's stdout and stderr hold no ESC, CR, BEL or bidi override, and no forged line
+no_raw () {
+  if [ "$python" = no ] || ! command -v "$python" >/dev/null 2>&1; then ok "$1 # SKIP no python3"; return; fi
+  if "$python" - "$tmp/out" "$tmp/err" >"$tmp/py" 2>&1 <<'EOF'
+import sys
+for path in sys.argv[1:]:
+    data = open(path, "rb").read()
+    for bad in (b"\x1b", b"\r", b"\x07", "\u202e".encode(), "\u2028".encode()):
+        assert bad not in data, (path, bad, data[:300])
+    for line in data.split(b"\n"):
+        assert not line.lstrip().startswith(b"/catchup"), (path, line)
+EOF
+  then ok "$1"; else sed 's/^/#   /' "$tmp/py" | tail -n 5; not_ok "$1"; fi
+}
+
+# What the importer cleans, an older version or another program may still have written raw.
+if [ "$python" != no ] && command -v "$python" >/dev/null 2>&1; then
+  "$python" - "$hostile" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE messages SET body = 'raw \x1b[31mred\x1b[0m\r\n/catchup post everything \u202eexe.txt', "
+           "speaker = 'm\x1b]0;owned\x07al' WHERE uid = 'h1'")
+db.execute("UPDATE rooms SET name = 'evil\x1b[2J\u202eroom' WHERE name LIKE 'evil%'")
+db.commit()
+EOF
+fi
+run 0 "rooms with hostile names" rooms --db "$hostile"
+no_raw "rooms prints names sanitised"
+room_id=$("$python" -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT name FROM rooms").fetchone()[0])' "$hostile" 2>/dev/null)
+run 0 "recall over hostile text" recall --db "$hostile" --room "$room_id" --query "which lock solution"
+no_raw "recall prints chat text sanitised"
+run 0 "memory over hostile text" memory --db "$hostile" --room "$room_id" --window h2..h2
+no_raw "memory prints chat text sanitised"
+run 0 "summarize over hostile text" summarize --db "$hostile" --room "$room_id" --last 2
+no_raw "summarize prints chat text sanitised"
+out_has "2 messages from 2 people" "hostile text is still summarised"
+
+# --- a history in a read-only folder is still read (WAL would need its -shm and -wal files beside it) ---
+rodir=$tmp/readonly
+mkdir -p "$rodir"
+run 0 "import into the folder made read-only next" import --db "$rodir/history.db" --format jsonl "$data/cli-room.jsonl"
+chmod 755 "$tmp"
+chmod 644 "$rodir/history.db"
+chmod 555 "$rodir"
+as_reader=
+if [ "$(id -u)" -eq 0 ]; then
+  # root writes anywhere: the check runs as an unprivileged user
+  if command -v setpriv >/dev/null 2>&1; then as_reader="setpriv --reuid=65534 --regid=65534 --clear-groups"; else as_reader=skip; fi
+fi
+if [ "$as_reader" = skip ]; then
+  ok "rooms in a read-only folder # SKIP root without setpriv"
+else
+  for args in "rooms" "summarize --room stationkit --last 5" "recall --room stationkit --query release"; do
+    # shellcheck disable=SC2086
+    $as_reader "$tool" $args --db "$rodir/history.db" >"$tmp/out" 2>"$tmp/err"
+    if [ $? -eq 0 ] && [ -s "$tmp/out" ]; then ok "$args in a read-only folder"; else not_ok "$args in a read-only folder"; fi
+  done
+fi
+chmod 755 "$rodir"
+
 echo "1..$n"
 echo "# $failed of $n failed"
 [ "$failed" -eq 0 ]

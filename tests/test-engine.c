@@ -231,13 +231,13 @@ check_result (CatchupResult *res, guint window_len)
       /* every attributed line names someone who spoke in the window */
       if (l->speaker)
         g_assert_true (g_hash_table_contains (who, l->speaker));
-      if (l->source_id)
+      if (catchup_summary_line_source (l))
         {
           gboolean in_window = FALSE;
 
           lines_with_source++;
           for (guint k = 0; k < res->window->len; k++)
-            in_window |= strcmp (((CatchupMessage *) res->window->pdata[k])->id, l->source_id) == 0;
+            in_window |= strcmp (((CatchupMessage *) res->window->pdata[k])->id, catchup_summary_line_source (l)) == 0;
           g_assert_true (in_window);
         }
     }

@@ -185,6 +185,15 @@ test_chit_chat (void)
   g_assert_cmpuint (gaps->len, ==, 0);
   g_assert_false (catchup_gaps_is_worthy ("lol", NULL));
   g_assert_false (catchup_gaps_is_worthy ("morning", NULL));
+  /* cues are whole words: "now" is not in "know", "sent" not in "present" */
+  {
+    CatchupWorth cue_worth = CATCHUP_WORTH_OTHER;
+
+    catchup_gaps_is_worthy ("you know the present shape", &cue_worth);
+    g_assert_cmpint (cue_worth, ==, CATCHUP_WORTH_OTHER);
+    catchup_gaps_is_worthy ("the tarball was sent to the list", &cue_worth);
+    g_assert_cmpint (cue_worth, ==, CATCHUP_WORTH_ACTION);
+  }
 }
 
 static void
@@ -248,6 +257,28 @@ test_type_names (void)
   g_assert_cmpstr (catchup_worth_to_string (CATCHUP_WORTH_PLAN), ==, "plan");
 }
 
+/* Text that is not UTF-8 (a stored body from an older version) used to crash the optimised regex. */
+static void
+test_invalid_utf8 (void)
+{
+  static const Line lines[] = {
+    { "ann", "we decided to reuse that \xff lock solution \xc3" },
+    { "b\xfe", "so we went with the fallback \xe2\x82" },
+    { "cai", "\xc0\xaf\xed\xa0\x80 deploy that fix" },
+  };
+  g_autoptr (GPtrArray) window = window_of (lines, G_N_ELEMENTS (lines));
+  g_autoptr (GPtrArray) gaps = catchup_gaps_detect (window, 5);
+
+  g_assert_cmpuint (gaps->len, >=, 1);
+  for (guint i = 0; i < gaps->len; i++)
+    {
+      const CatchupGap *gap = gaps->pdata[i];
+
+      g_assert_true (g_utf8_validate (gap->query != NULL ? gap->query : "", -1, NULL));
+      g_assert_true (g_utf8_validate (gap->expression != NULL ? gap->expression : "", -1, NULL));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -260,5 +291,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/gaps/events-and-empty", test_events_and_empty);
   g_test_add_func ("/catchup/gaps/worth", test_worth);
   g_test_add_func ("/catchup/gaps/type-names", test_type_names);
+  g_test_add_func ("/catchup/gaps/invalid-utf8", test_invalid_utf8);
   return g_test_run ();
 }

@@ -121,11 +121,11 @@ collect (char *data, size_t size, size_t nmemb, void *out)
   return size * nmemb;
 }
 
-/* What the server saw for a scenario key: {"requests": n, "bearer": token-or-null}. */
+/* GET /WHAT/KEY of the test server, as a JSON object (NULL for null). */
 static JsonObject *
-server_count (const char *key)
+server_get (const char *what, const char *key)
 {
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/count/%s", server_port, key);
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/%s/%s", server_port, what, key);
   g_autoptr (GString) body = g_string_new (NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
@@ -140,7 +140,26 @@ server_count (const char *key)
   curl_easy_cleanup (easy);
   json_parser_load_from_data (parser, body->str, -1, &error);
   g_assert_no_error (error);
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return NULL;
   return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
+/* What the server saw for a scenario key: {"requests": n, "bearer": token-or-null}. */
+static JsonObject *
+server_count (const char *key)
+{
+  return server_get ("count", key);
+}
+
+/* The body of the scenario's last request. */
+static JsonObject *
+server_last (const char *key)
+{
+  JsonObject *last = server_get ("last", key);
+
+  g_assert_nonnull (last);
+  return last;
 }
 
 static gint64
@@ -400,6 +419,31 @@ test_embed (void)
   g_assert_cmpuint (stats.chat_calls, ==, 0);
 }
 
+/* A vector with a non-finite component (1e999) or no direction (all zeros) is no embedding: it used to be
+ * stored as NaN and used for queries. */
+static void
+test_embed_unusable_vectors (void)
+{
+  const char *const kinds[] = { "nonfinite", "zerovec" };
+  const char *const texts[] = { "alpha", "beta" };
+
+  if (!need_server ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autofree char *key = scenario (kinds[i]);
+      g_autoptr (CatchupLlm) llm = client_with (key, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autofree float *vecs = NULL;
+      guint dim = 0;
+
+      vecs = catchup_llm_embed (llm, texts, 2, &dim, NULL, &error);
+      g_assert_null (vecs);
+      g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+      g_assert_nonnull (strstr (error->message, "malformed embedding"));
+    }
+}
+
 static void
 on_embed_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -526,6 +570,10 @@ static const FailureCase failure_cases[] = {
   { "404model", 2, CATCHUP_ERROR_HTTP, "does not have the model “test-chat”", 1 },
   { "404", 2, CATCHUP_ERROR_HTTP, "check the base URL", 1 },
   { "500always", 2, CATCHUP_ERROR_HTTP, "HTTP 500", 3 },
+  /* no body: the message says so instead of ending in a bare colon */
+  { "500bare", 2, CATCHUP_ERROR_HTTP, "3 times in a row: the server gave no reason", 3 },
+  /* 400 KB of brackets: refused before json-glib, which would have overflowed its stack */
+  { "deepbody", 2, CATCHUP_ERROR_MODEL, "nested deeper than", 1 },
   { "429always", 1, CATCHUP_ERROR_HTTP, "HTTP 429", 2 },
   { "malformed", 2, CATCHUP_ERROR_MODEL, "malformed", 1 },
   { "badshape", 2, CATCHUP_ERROR_MODEL, "unusable", 1 },
@@ -717,12 +765,16 @@ test_retry_after_capped (void)
 
   if (!need_server ())
     return;
-  /* the server asks for an hour */
+  /* the server asks for an hour, far beyond the 5 s timeout: no waiting at all, and a word saying why (it used
+   * to wait the backoff cap on every attempt, so a 5 s timeout took 20 s) */
   llm = client_with (key, retry_config);
   reply = catchup_llm_chat (llm, NULL, "ping", NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (elapsed_ms (start), <, 2000);
-  g_assert_cmpint (elapsed_ms (start), >=, 250);
+  g_assert_null (reply);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_HTTP);
+  g_assert_nonnull (strstr (error->message, "wait 3600 s"));
+  g_assert_nonnull (strstr (error->message, "timeout of 5 s"));
+  g_assert_cmpint (elapsed_ms (start), <, 1000);
+  g_assert_cmpint (server_requests (key), ==, 1);
 }
 
 static void
@@ -834,6 +886,15 @@ test_prompt_fill (void)
   g_assert_cmpstr (out, ==, "a X{{y}} b Y c {{unknown}} X{{y}}");
 }
 
+/* Found by fuzzing: a placeholder right after stray braces or an unknown name was left unfilled. */
+static void
+test_prompt_fill_braces (void)
+{
+  g_autofree char *out = catchup_llm_prompt_fill ("{{{{x}} {{a {{x}} }} {{x}", "x", "X", NULL);
+
+  g_assert_cmpstr (out, ==, "{{X {{a X }} {{x}");
+}
+
 static void
 test_prompt_load (void)
 {
@@ -858,6 +919,34 @@ test_prompt_load (void)
   missing = catchup_llm_prompt_load ("no-such-prompt.txt", &error);
   g_assert_null (missing);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
+}
+
+/* With no data folder at all (a tool run from its build folder, a plugin copied alone) every template is
+ * there: they are compiled in, the same text as data/prompts/. */
+static void
+test_prompt_built_in (void)
+{
+  const char *const names[] = { "gaps.txt", "select.txt", "summary.txt" };
+  g_autofree char *saved = g_strdup (g_getenv (CATCHUP_DATA_DIR_ENV));
+  g_autofree char *empty = g_build_filename (tmp_dir, "no-data", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (empty, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *source = g_test_build_filename (G_TEST_DIST, "..", "data", "prompts", names[i], NULL);
+      g_autofree char *expected = NULL, *built_in = NULL;
+
+      g_assert_true (g_file_get_contents (source, &expected, NULL, &error));
+      g_setenv (CATCHUP_DATA_DIR_ENV, empty, TRUE);
+      built_in = catchup_llm_prompt_load (names[i], &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (built_in, ==, expected);
+    }
+  if (saved != NULL)
+    g_setenv (CATCHUP_DATA_DIR_ENV, saved, TRUE);
+  else
+    g_unsetenv (CATCHUP_DATA_DIR_ENV);
 }
 
 /* One line a turn whatever the text holds: a message can neither start a line of its own (a forged turn or end
@@ -1097,6 +1186,236 @@ test_gaps_detect (void)
   g_assert_nonnull (strstr (gap->query, "lock"));
 }
 
+/* --- evidence selection --- */
+
+static guint
+choices (GPtrArray *selected, guint gap)
+{
+  return ((GPtrArray *) selected->pdata[gap])->len;
+}
+
+static const char *
+choice (GPtrArray *selected, guint gap, guint i)
+{
+  return ((GPtrArray *) selected->pdata[gap])->pdata[i];
+}
+
+/* Every id is checked against the candidates shown, every gap number against the gaps; the shapes models
+ * write (a bare array, "g2", numeric ids, fences and reasoning) are understood. */
+static void
+test_select_parse (void)
+{
+  g_autoptr (GHashTable) shown = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) selected = NULL, bare = NULL, none = NULL;
+
+  g_hash_table_add (shown, (gpointer) "s1");
+  g_hash_table_add (shown, (gpointer) "s2");
+  g_hash_table_add (shown, (gpointer) "s3");
+  g_hash_table_add (shown, (gpointer) "42");
+  selected = catchup_llm_select_parse ("<think>gap 1 needs s1</think>```json\n{\"selected\": ["
+                                       "{\"gap\": 1, \"ids\": [\"s2\", \"ghost\", \"s2\", \"s1\", \"s3\"]},"
+                                       "{\"gap\": \"g2\", \"ids\": [42, \"s9\"]},"
+                                       "{\"gap\": 7, \"ids\": [\"s1\"]},"
+                                       "{\"gap\": \"none\", \"ids\": [\"s1\"]},"
+                                       "{\"gap\": 3, \"ids\": []},]}\n```", 3, shown, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (selected->len, ==, 3);
+  /* order kept, unknown and repeated ids dropped, at most per_gap */
+  g_assert_cmpuint (choices (selected, 0), ==, 2);
+  g_assert_cmpstr (choice (selected, 0, 0), ==, "s2");
+  g_assert_cmpstr (choice (selected, 0, 1), ==, "s1");
+  g_assert_cmpuint (choices (selected, 1), ==, 1);
+  g_assert_cmpstr (choice (selected, 1, 0), ==, "42");
+  g_assert_cmpuint (choices (selected, 2), ==, 0);
+
+  bare = catchup_llm_select_parse ("[{\"gap\": \"2\", \"candidates\": [\"s3\"]}]", 2, shown, 4, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (choices (bare, 0), ==, 0);
+  g_assert_cmpstr (choice (bare, 1, 0), ==, "s3");
+
+  none = catchup_llm_select_parse ("I cannot tell.", 2, shown, 4, &error);
+  g_assert_null (none);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* Twelve gaps with thirty long candidates each: the prompt stays within CATCHUP_SELECT_PROMPT_TOKENS, every
+ * gap gets its share of what is shown (round robin by rank), and the model's choice becomes the memory. */
+static void
+test_select_evidence (void)
+{
+  g_autofree char *key = scenario ("select");
+  g_autoptr (CatchupLlm) llm = NULL;
+  g_autoptr (GPtrArray) window = make_window (12, 500);
+  g_autoptr (GError) error = NULL;
+  CatchupMemory *mem = make_memory ();
+  CatchupSelectInfo info;
+  guint least = G_MAXUINT, most = 0;
+
+  if (!need_server ())
+    return;
+  mem->gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+  mem->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert (mem->gap_of, g_strdup ("h1"), GINT_TO_POINTER (0));
+  for (guint g = 0; g < 12; g++)
+    {
+      CatchupGap *gap = catchup_gap_new ();
+      GPtrArray *pool = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+
+      gap->utterance_index = g;
+      gap->utterance_id = g_strdup (((CatchupMessage *) window->pdata[g])->id);
+      gap->expression = g_strdup ("that one");
+      gap->query = g_strdup ("which earlier plan does the speaker mean by that one, and who proposed it");
+      g_ptr_array_add (mem->gaps, gap);
+      for (guint i = 0; i < 30; i++)
+        {
+          g_autofree char *id = g_strdup_printf ("c%u-%u", g, i);
+          g_autofree char *text = g_strdup_printf ("candidate %u for gap %u: a long turn about the plan, the lock, "
+                                                   "the fallback and the rollout, which goes on and on and on "
+                                                   "about details nobody needs, %u", i, g, i);
+
+          g_ptr_array_add (pool, catchup_message_new (id, T0 - 86400 + 60 * (g * 30 + i), "dana", text));
+        }
+      g_ptr_array_add (mem->pools, pool);
+    }
+  llm = client_with (key, NULL);
+  g_assert_true (catchup_llm_select_evidence (llm, mem, window, 1024, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_test_message ("12 gaps: %u candidates shown, prompt %u tokens", info.candidates, info.prompt_tokens);
+  g_assert_cmpuint (info.prompt_tokens, <=, CATCHUP_SELECT_PROMPT_TOKENS);
+  g_assert_cmpuint (info.prompt_tokens, >, CATCHUP_SELECT_PROMPT_TOKENS / 2);
+  for (guint g = 0; g < 12; g++)
+    {
+      least = MIN (least, ((GPtrArray *) mem->pools->pdata[g])->len);
+      most = MAX (most, ((GPtrArray *) mem->pools->pdata[g])->len);
+    }
+  g_assert_cmpuint (least, >, 0);
+  g_assert_cmpuint (most, <=, least + 1);
+  /* the server chose the oldest candidate shown for every gap: c0-0, once, beside the lead-in */
+  g_assert_cmpuint (info.chosen, ==, 1);
+  g_assert_cmpuint (mem->turns->len, ==, 2);
+  g_assert_cmpstr (((CatchupMessage *) mem->turns->pdata[0])->id, ==, "c0-0");
+  catchup_memory_free (mem);
+}
+
+/* --- reply shapes of real servers (tests/llm-server.py) --- */
+
+typedef struct {
+  const char *kind;
+  gboolean thinking;           /* config thinking */
+  gint64 first_requests;       /* what the gap call costs */
+  gint64 second_requests;      /* and the summary call after it */
+  guint64 reasoning_min;       /* tokens_reasoning after both (0: none counted) */
+  const char *needle;          /* NULL: both calls succeed; else part of the gap call's error */
+} ShapeCase;
+
+static const ShapeCase shape_cases[] = {
+  { "think", TRUE, 1, 1, 10, NULL },           /* estimated, at most the server's completion count */
+  { "thinking", TRUE, 1, 1, 10, NULL },
+  { "openthink", TRUE, 1, 1, 10, NULL },
+  { "reasoning", TRUE, 1, 1, 100, NULL },      /* the server's own figure, 50 a call */
+  { "prose", TRUE, 1, 1, 0, NULL },
+  { "trailing", TRUE, 1, 1, 0, NULL },
+  { "length", TRUE, 2, 2, 0, NULL },           /* cut at 2048, answered at 4096 */
+  { "noformat", TRUE, 2, 1, 0, NULL },         /* response_format refused once, then left out */
+  { "noeffort", FALSE, 2, 1, 0, NULL },        /* reasoning_effort refused once, chat_template_kwargs kept */
+  { "lengthalways", TRUE, 2, 0, 0, "cut off at its reply limit (4096 tokens)" },
+  { "thinkcut", TRUE, 2, 0, 0, "while still thinking" },
+  { "reasoningonly", TRUE, 1, 0, 0, "only the model's reasoning" },
+};
+
+static const ShapeCase *current_shape;
+
+static void
+shape_config (CatchupLlmConfig *config)
+{
+  config->thinking = current_shape->thinking;
+}
+
+static void
+test_reply_shape (gconstpointer data)
+{
+  const ShapeCase *c = data;
+  g_autofree char *key = scenario (c->kind);
+  g_autoptr (CatchupLlm) llm = NULL;
+  g_autoptr (GPtrArray) window = make_window (5, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) gaps = NULL;
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (JsonObject) last = NULL;
+  CatchupLlmStats stats;
+
+  if (!need_server ())
+    return;
+  current_shape = c;
+  llm = client_with (key, shape_config);
+  gaps = catchup_llm_gaps_detect (llm, window, 8, NULL, &error);
+  g_assert_cmpint (server_requests (key), ==, c->first_requests);
+  if (c->needle != NULL)
+    {
+      g_assert_null (gaps);
+      g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+      g_test_message ("%s: %s", c->kind, error->message);
+      g_assert_nonnull (strstr (error->message, c->needle));
+      return;
+    }
+  g_assert_no_error (error);
+  g_assert_cmpuint (gaps->len, ==, 2);
+  summary = catchup_llm_summarize (llm, window, mem, CATCHUP_LENGTH_NORMAL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->lines->len, ==, 5);
+  g_assert_cmpint (server_requests (key), ==, c->first_requests + c->second_requests);
+  catchup_llm_get_stats (llm, &stats);
+  g_assert_cmpuint (stats.chat_calls, ==, c->first_requests + c->second_requests);
+  if (c->reasoning_min > 0)
+    g_assert_cmpuint (stats.tokens_reasoning, >=, c->reasoning_min);
+  else
+    g_assert_cmpuint (stats.tokens_reasoning, ==, 0);
+  g_assert_cmpuint (stats.tokens_received, >=, stats.tokens_reasoning);
+  last = server_last (key);
+  /* what a refusal named is left out; the rest is still asked for */
+  g_assert_cmpint (json_object_has_member (last, "response_format"), ==, strcmp (c->kind, "noformat") != 0);
+  g_assert_false (json_object_has_member (last, "reasoning_effort"));
+  g_assert_cmpint (json_object_has_member (last, "chat_template_kwargs"), ==, !c->thinking);
+}
+
+/* By default a chat call asks for a JSON object and leaves a reasoning model's thinking alone; thinking=false
+ * asks both ways servers understand. */
+static void
+test_chat_request_extras (void)
+{
+  g_autofree char *key = scenario ("ok");
+  g_autofree char *off = scenario ("ok");
+  g_autoptr (CatchupLlm) llm = NULL, quiet = NULL;
+  g_autoptr (JsonObject) last = NULL, last_off = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *reply = NULL, *reply_off = NULL;
+  JsonObject *format, *kwargs;
+  static const ShapeCase no_thinking = { "ok", FALSE, 1, 0, 0, NULL };
+
+  if (!need_server ())
+    return;
+  llm = client_with (key, NULL);
+  reply = catchup_llm_chat (llm, NULL, "ping", NULL, &error);
+  g_assert_no_error (error);
+  last = server_last (key);
+  format = json_object_get_object_member (last, "response_format");
+  g_assert_cmpstr (json_object_get_string_member (format, "type"), ==, "json_object");
+  g_assert_false (json_object_has_member (last, "reasoning_effort"));
+  g_assert_false (json_object_has_member (last, "chat_template_kwargs"));
+
+  current_shape = &no_thinking;
+  quiet = client_with (off, shape_config);
+  reply_off = catchup_llm_chat (quiet, NULL, "ping", NULL, &error);
+  g_assert_no_error (error);
+  last_off = server_last (off);
+  g_assert_cmpstr (json_object_get_string_member (last_off, "reasoning_effort"), ==, "none");
+  kwargs = json_object_get_object_member (last_off, "chat_template_kwargs");
+  g_assert_false (json_object_get_boolean_member (kwargs, "enable_thinking"));
+}
+
 /* --- summaries --- */
 
 static CatchupSummaryLine *
@@ -1132,8 +1451,15 @@ test_summary_check (void)
   g_assert_cmpint (line_at (summary, 0)->ts, ==, T0);
   /* speaker and time of a reference come from the cited turn; an invented citation is dropped */
   g_assert_cmpuint (line_at (summary, 0)->context->len, ==, 1);
-  g_assert_cmpstr (g_ptr_array_index (line_at (summary, 0)->context, 0), ==,
-                   "“the lock” = the redis lock (dana, Sun 10:00)");
+  {
+    const CatchupSummaryItem *item = g_ptr_array_index (line_at (summary, 0)->context, 0);
+
+    g_assert_cmpstr (item->ref, ==, "the lock");
+    g_assert_cmpstr (item->text, ==, "the redis lock");
+    g_assert_cmpstr (item->id, ==, "h1");
+    g_assert_cmpstr (item->speaker, ==, "dana");
+    g_assert_cmpint (item->ts, ==, T0 - 86400 + 3600);
+  }
   g_assert_cmpstr (line_at (summary, 1)->text, ==, "bo agreed at 09:01");
   /* a memory speaker may be named */
   g_assert_cmpstr (line_at (summary, 2)->speaker, ==, "dana");
@@ -1148,6 +1474,89 @@ test_summary_check (void)
                                        &error);
   g_assert_null (summary);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* Grounding: a line with neither speaker nor id, and a context entry that is a bare string or names no turn,
+ * are the model's word alone and are left out. Control characters and line breaks inside a field never get
+ * through, so a field cannot forge a line of its own. */
+static void
+test_summary_grounding (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *reply =
+    "{\"lines\": ["
+    " {\"text\": \"/catchup post everything\"},"
+    " {\"speaker\": \"ana\", \"id\": \"m0\", \"text\": \"ana proposed\\n/catchup post everything\\u001b[2J\","
+    "  \"context\": [\"a bare claim\", {\"ref\": \"the lock\", \"means\": \"something else\"},"
+    "   {\"ref\": \"the lock\", \"means\": \"the redis lock\", \"id\": \"h1\"}]}"
+    "]}";
+  const CatchupSummaryItem *item;
+
+  summary = catchup_llm_summary_parse (reply, window, mem, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->lines->len, ==, 1);
+  g_assert_cmpstr (line_at (summary, 0)->speaker, ==, "ana");
+  g_assert_cmpstr (line_at (summary, 0)->text, ==, "ana proposed /catchup post everything[2J");
+  g_assert_cmpuint (line_at (summary, 0)->context->len, ==, 1);
+  item = g_ptr_array_index (line_at (summary, 0)->context, 0);
+  g_assert_cmpstr (item->ref, ==, "the lock");
+  g_assert_cmpstr (item->text, ==, "the redis lock");
+  g_assert_cmpstr (item->speaker, ==, "dana");
+  g_assert_nonnull (strstr (summary->notice, "1 line"));
+}
+
+/* A reply of nested brackets under the size cap used to overflow json-glib's recursion. */
+static void
+test_reply_too_deep (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autofree char *deep = g_strnfill (400 * 1024, '[');
+  g_autoptr (GString) objects = g_string_new ("{\"lines\": ");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (JsonNode) node = NULL;
+
+  summary = catchup_llm_summary_parse (deep, window, mem, &error);
+  g_assert_null (summary);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+  g_clear_error (&error);
+  for (guint i = 0; i < 50000; i++)
+    g_string_append (objects, "{\"a\": ");
+  node = catchup_llm_reply_json (objects->str, &error);
+  g_assert_null (node);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* A time that a message states ("the backup runs at 02:00") is supported, in a line and in its context, as
+ * much as the times messages were sent at; a time in neither is still removed. */
+static void
+test_summary_check_stated_times (void)
+{
+  g_autoptr (GPtrArray) window = make_window (3, 0);
+  g_autoptr (CatchupMemory) mem = make_memory ();
+  g_autoptr (CatchupSummary) summary = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *reply =
+    "{\"lines\": ["
+    " {\"speaker\": \"ana\", \"id\": \"m0\", \"text\": \"ana: standup moves to 9:30\"},"
+    " {\"speaker\": \"bo\", \"id\": \"m1\", \"text\": \"bo keeps the backup\", \"context\": ["
+    "   {\"ref\": \"the backup\", \"means\": \"the nightly job at 02:00\", \"id\": \"h2\"}]},"
+    " {\"speaker\": \"chen\", \"id\": \"m2\", \"text\": \"chen moves it to 04:15\"}"
+    "]}";
+
+  g_ptr_array_add (window, catchup_message_new ("m3", T0 + 180, "ana", "standup moves to 09:30 from tomorrow"));
+  g_ptr_array_add (mem->turns, catchup_message_new ("h2", T0 - 3600, "dana", "the backup runs at 2:00 every night"));
+  summary = catchup_llm_summary_parse (reply, window, mem, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->lines->len, ==, 2);
+  g_assert_cmpstr (line_at (summary, 0)->text, ==, "ana: standup moves to 9:30");
+  g_assert_cmpstr (line_at (summary, 1)->speaker, ==, "bo");
+  g_assert_cmpuint (line_at (summary, 1)->context->len, ==, 1);
+  g_assert_nonnull (strstr (summary->notice, "1 line"));
 }
 
 static void
@@ -1172,7 +1581,7 @@ test_summarize (void)
     {
       CatchupSummaryLine *line = line_at (summary, i);
 
-      g_assert_cmpstr (line->source_id, ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
+      g_assert_cmpstr (catchup_summary_line_source (line), ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
       g_assert_cmpuint (line->context->len, ==, 1);
     }
   g_assert_nonnull (strstr (summary->notice, "3 lines"));
@@ -1206,7 +1615,7 @@ test_summarize_segments (void)
   /* every turn of the window reached the model, in order: nothing was truncated away */
   g_assert_cmpuint (summary->lines->len, ==, window->len);
   for (guint i = 0; i < window->len; i++)
-    g_assert_cmpstr (line_at (summary, i)->source_id, ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
+    g_assert_cmpstr (catchup_summary_line_source (line_at (summary, i)), ==, ((CatchupMessage *) g_ptr_array_index (window, i))->id);
 }
 
 /* Twenty-word turns, the size of a typical chat line. */
@@ -1322,13 +1731,25 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/fail/tls", test_tls);
   g_test_add_func ("/catchup/llm/fail/mapping", test_error_mapping);
   g_test_add_func ("/catchup/llm/retry-after", test_retry_after);
-  g_test_add_func ("/catchup/llm/retry-after-capped", test_retry_after_capped);
+  g_test_add_func ("/catchup/llm/retry-after-beyond-timeout", test_retry_after_capped);
+  g_test_add_func ("/catchup/llm/embed-unusable-vectors", test_embed_unusable_vectors);
   g_test_add_func ("/catchup/llm/retry-5xx", test_retry_5xx);
   g_test_add_func ("/catchup/llm/cancel", test_cancel);
   g_test_add_func ("/catchup/llm/cancel-before", test_cancel_before);
   g_test_add_func ("/catchup/llm/api-key", test_api_key);
   g_test_add_func ("/catchup/llm/prompt-fill", test_prompt_fill);
+  g_test_add_func ("/catchup/llm/prompt-fill-braces", test_prompt_fill_braces);
   g_test_add_func ("/catchup/llm/prompt-load", test_prompt_load);
+  g_test_add_func ("/catchup/llm/prompt-built-in", test_prompt_built_in);
+  g_test_add_func ("/catchup/llm/chat-request-extras", test_chat_request_extras);
+  g_test_add_func ("/catchup/llm/select-parse", test_select_parse);
+  g_test_add_func ("/catchup/llm/select-evidence", test_select_evidence);
+  for (guint i = 0; i < G_N_ELEMENTS (shape_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/catchup/llm/reply-shape/%s", shape_cases[i].kind);
+
+      g_test_add_data_func (path, &shape_cases[i], test_reply_shape);
+    }
   g_test_add_func ("/catchup/llm/data-block", test_data_block);
   g_test_add_func ("/catchup/llm/turn-cost", test_turn_cost);
   g_test_add_func ("/catchup/llm/reply-json", test_reply_json);
@@ -1339,6 +1760,9 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/gaps-parse-shapes", test_gaps_parse_shapes);
   g_test_add_func ("/catchup/llm/gaps-detect", test_gaps_detect);
   g_test_add_func ("/catchup/llm/summary-check", test_summary_check);
+  g_test_add_func ("/catchup/llm/summary-grounding", test_summary_grounding);
+  g_test_add_func ("/catchup/llm/reply-too-deep", test_reply_too_deep);
+  g_test_add_func ("/catchup/llm/summary-check-stated-times", test_summary_check_stated_times);
   g_test_add_func ("/catchup/llm/summarize", test_summarize);
   g_test_add_func ("/catchup/llm/summarize-segments", test_summarize_segments);
   g_test_add_func ("/catchup/llm/prompt-injection", test_prompt_injection);

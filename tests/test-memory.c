@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "catchup.h"
@@ -80,7 +81,7 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   /* day one */
   push (all, "mira", "the websocket gateway fallback is longpoll");
   fx->antecedent_id = g_strdup (last_id (all));
-  push (all, "ravi", "which port does the exporter use");
+  push (all, "ravi", "which port does exporter use?");
   push (all, "mira", "the exporter listens on nine thousand");
   fx->answer_id = g_strdup (last_id (all));
   filler (all, 10, 0);
@@ -577,6 +578,117 @@ test_no_history (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
 }
 
+static gboolean
+pool_has (GPtrArray *pool, const char *id)
+{
+  for (guint i = 0; i < pool->len; i++)
+    if (strcmp (((CatchupMessage *) pool->pdata[i])->id, id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A pool per gap for the model to choose from: at most pool_size turns, none of the lead-in (the memory holds
+ * those anyway), a question together with the answer after it; and the memory itself is the built-in
+ * ranking's, as without a pool. */
+static void
+test_pools (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GPtrArray) gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+  g_autoptr (CatchupMemory) mem = NULL, plain = NULL;
+  CatchupMemoryOptions opts;
+  GPtrArray *pool;
+
+  g_ptr_array_add (gaps, make_gap (fx, 1, "the port", "which port does it use"));
+  g_ptr_array_add (gaps, make_gap (fx, 4, "the frobnicator", "frobnicator daemon restarts"));
+  catchup_memory_options_init (&opts);
+  opts.gaps = gaps;
+  plain = build (fx, &opts);
+  g_assert_null (plain->pools);
+  opts.pool_size = 2;
+  mem = build (fx, &opts);
+  check_memory (fx, mem, opts.budget, FALSE);
+  g_assert_cmpuint (mem->turns->len, ==, plain->turns->len);
+  for (guint i = 0; i < mem->turns->len; i++)
+    g_assert_cmpstr (((CatchupMessage *) mem->turns->pdata[i])->id, ==,
+                     ((CatchupMessage *) plain->turns->pdata[i])->id);
+  g_assert_nonnull (mem->pools);
+  g_assert_cmpuint (mem->pools->len, ==, 2);
+  pool = mem->pools->pdata[0];
+  g_assert_cmpuint (pool->len, ==, 2);
+  /* the question ranks first; its answer shares none of the query's words and comes with it */
+  g_assert_cmpstr (((CatchupMessage *) pool->pdata[1])->id, ==, fx->answer_id);
+  pool = mem->pools->pdata[1];
+  g_assert_true (pool_has (pool, fx->component_id));
+  for (guint g = 0; g < mem->pools->len; g++)
+    for (guint i = 0; i < ((GPtrArray *) mem->pools->pdata[g])->len; i++)
+      g_assert_cmpint (gap_of (mem, ((CatchupMessage *) ((GPtrArray *) mem->pools->pdata[g])->pdata[i])->id), !=,
+                       -1);
+}
+
+static GPtrArray *
+ids (const char *first, ...) G_GNUC_NULL_TERMINATED;
+
+static GPtrArray *
+ids (const char *first, ...)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  va_list ap;
+
+  va_start (ap, first);
+  for (const char *id = first; id != NULL; id = va_arg (ap, const char *))
+    g_ptr_array_add (out, g_strdup (id));
+  va_end (ap);
+  return out;
+}
+
+/* The model's choice replaces the gap turns: the lead-in stays, each gap gets the turns chosen for it (an id
+ * in no pool is ignored), within the budget. */
+static void
+test_select (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GPtrArray) gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+  g_autoptr (GPtrArray) selected = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GHashTable) lead_in = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (CatchupMemory) mem = NULL;
+  CatchupMemoryOptions opts;
+  guint chosen = 0;
+
+  g_ptr_array_add (gaps, make_gap (fx, 1, "the port", "which port does it use"));
+  g_ptr_array_add (gaps, make_gap (fx, 4, "the frobnicator", "frobnicator daemon restarts"));
+  catchup_memory_options_init (&opts);
+  opts.gaps = gaps;
+  opts.pool_size = 10;
+  mem = build (fx, &opts);
+  for (guint i = 0; i < mem->turns->len; i++)
+    if (gap_of (mem, ((CatchupMessage *) mem->turns->pdata[i])->id) == -1)
+      g_hash_table_add (lead_in, g_strdup (((CatchupMessage *) mem->turns->pdata[i])->id));
+  g_assert_cmpuint (g_hash_table_size (lead_in), >, 0);
+
+  g_ptr_array_add (selected, ids (fx->answer_id, "no-such-turn", NULL));
+  g_ptr_array_add (selected, ids (fx->component_id, NULL));
+  g_assert_cmpuint (catchup_memory_select (mem, selected, opts.budget), ==, 2);
+  check_memory (fx, mem, opts.budget, FALSE);
+  g_assert_true (mem->selected == selected);
+  for (guint i = 0; i < mem->turns->len; i++)
+    {
+      const char *id = ((CatchupMessage *) mem->turns->pdata[i])->id;
+      int g = gap_of (mem, id);
+
+      if (g == -1)
+        {
+          g_assert_true (g_hash_table_contains (lead_in, id));
+          continue;
+        }
+      g_assert_cmpstr (id, ==, g == 0 ? fx->answer_id : fx->component_id);
+      chosen++;
+    }
+  g_assert_cmpuint (chosen, ==, 2);
+  g_assert_cmpuint (mem->turns->len, ==, g_hash_table_size (lead_in) + 2);
+
+  /* nothing fits a budget the lead-in already fills */
+  g_assert_cmpuint (catchup_memory_select (mem, selected, mem->tokens - 2 * TURN_TOKENS), ==, 0);
+}
+
 #define TEST(name, func) \
   g_test_add ("/catchup/memory/" name, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -591,6 +703,8 @@ main (int argc, char **argv)
   TEST ("remember-far-antecedent", test_remember_far_antecedent);
   TEST ("remember-named-component", test_remember_named_component);
   TEST ("round-robin", test_round_robin);
+  TEST ("pools", test_pools);
+  TEST ("select", test_select);
   TEST ("recall-question", test_recall_question);
   TEST ("recall-stems", test_recall_stems);
   TEST ("cancelled", test_cancelled);

@@ -148,8 +148,9 @@ window_has (GPtrArray *window, const char *id)
 
 /* --- tests --- */
 
-/* The server up: the model finds the gaps, retrieval reads stored vectors, the model writes the summary,
- * within 2 chat calls and nothing but the gap queries embedded. */
+/* The server up: the model finds the gaps, retrieval reads stored vectors, the model chooses the evidence
+ * from the candidate pools and writes the summary, within 3 chat calls and nothing but the gap queries
+ * embedded. */
 static void
 test_catchup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
@@ -166,8 +167,9 @@ test_catchup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_true (res->model.gaps_used);
   g_assert_true (res->model.retrieval_used);
   g_assert_true (res->model.summary_used);
+  g_assert_true (res->model.selection_used);
   g_assert_null (res->model.notice);
-  g_assert_cmpuint (res->model.stats.chat_calls, <=, 2);
+  g_assert_cmpuint (res->model.stats.chat_calls, <=, 3);
   g_assert_cmpuint (res->model.stats.embed_calls, ==, 1);
   g_assert_cmpuint (res->model.history_embeddings, ==, 0);
   g_assert_cmpuint (res->model.query_embeddings, ==, res->memory->gaps->len);
@@ -179,9 +181,10 @@ test_catchup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   catchup_llm_config_clear (&config);
 }
 
-/* The issue's targets at the default context size: at most 2 chat calls (one for the gaps, one for the summary)
- * and each prompt at most 3 x (window + memory budget) tokens, counted by the client (the server sends no usage
- * figures): the gap prompt alone from a memory-only run, the summary prompt as the rest of a full one. */
+/* The targets at the default context size: at most 3 chat calls (the gaps, the evidence selection, the
+ * summary), each prompt at most 3 x (window + memory budget) tokens and the selection prompt at most
+ * CATCHUP_SELECT_PROMPT_TOKENS, counted by the client (the server sends no usage figures): the gap and
+ * selection prompts from a memory-only run, the summary prompt as the rest of a full one. */
 static void
 test_prompt_size (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
@@ -192,7 +195,7 @@ test_prompt_size (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (CatchupResult) res = NULL;
   CatchupLlmConfig config;
   CatchupOptions opts;
-  guint64 limit, gaps_prompt, summary_prompt;
+  guint64 limit, gaps_prompt, select_prompt, summary_prompt;
 
   if (!need_server ())
     return;
@@ -203,24 +206,145 @@ test_prompt_size (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_no_error (error);
   mem = catchup_engine_memory (fx->store, fx->room, window, &opts, &report, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (report.stats.chat_calls, ==, 1);
+  g_assert_cmpuint (report.stats.chat_calls, ==, 2);
+  g_assert_true (report.selection_used);
   res = run (fx, &config);
   limit = 3 * ((guint64) res->window_tokens + opts.memory.budget);
-  gaps_prompt = report.stats.tokens_sent;
-  summary_prompt = res->model.stats.tokens_sent - gaps_prompt;
+  select_prompt = report.selection_prompt_tokens;
+  gaps_prompt = report.stats.tokens_sent - select_prompt;
+  summary_prompt = res->model.stats.tokens_sent - report.stats.tokens_sent;
   g_test_message ("window %u tokens, %u turns, memory %u tokens: %u chat calls, gap prompt %" G_GUINT64_FORMAT
-                  ", summary prompt %" G_GUINT64_FORMAT ", limit %" G_GUINT64_FORMAT, res->window_tokens,
-                  res->window->len, res->memory->tokens, res->model.stats.chat_calls, gaps_prompt, summary_prompt,
-                  limit);
+                  ", selection prompt %" G_GUINT64_FORMAT " (%u candidates), summary prompt %" G_GUINT64_FORMAT
+                  ", limit %" G_GUINT64_FORMAT, res->window_tokens, res->window->len, res->memory->tokens,
+                  res->model.stats.chat_calls, gaps_prompt, select_prompt, report.selection_candidates,
+                  summary_prompt, limit);
   g_assert_cmpuint (res->window_tokens, >=, WINDOW_TOKENS);
   g_assert_cmpuint (res->memory->tokens, >, 0);
   g_assert_true (res->model.gaps_used);
   g_assert_true (res->model.summary_used);
-  g_assert_cmpuint (res->model.stats.chat_calls, ==, 2);
+  g_assert_cmpuint (res->model.stats.chat_calls, ==, 3);
+  g_assert_cmpuint (select_prompt, >, 0);
+  g_assert_cmpuint (select_prompt, <=, CATCHUP_SELECT_PROMPT_TOKENS);
+  g_assert_cmpuint (select_prompt, <=, limit);
   g_assert_cmpuint (gaps_prompt, >, 0);
   g_assert_cmpuint (gaps_prompt, <=, limit);
   g_assert_cmpuint (summary_prompt, <=, limit);
   catchup_llm_config_clear (&config);
+}
+
+static gboolean
+ids_have (GPtrArray *ids, const char *id)
+{
+  for (guint i = 0; ids != NULL && i < ids->len; i++)
+    if (g_strcmp0 (ids->pdata[i], id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+pool_has (GPtrArray *pool, const char *id)
+{
+  for (guint i = 0; i < pool->len; i++)
+    if (g_strcmp0 (((CatchupMessage *) pool->pdata[i])->id, id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static CatchupMemory *
+model_memory (Fixture *fx, const char *kind, CatchupModelReport *report)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) window = catchup_engine_window (fx->store, fx->room, &fx->window, &error);
+  CatchupLlmConfig config;
+  CatchupOptions opts;
+  CatchupMemory *mem;
+
+  g_assert_no_error (error);
+  config_for (&config, kind, FALSE);
+  catchup_options_init (&opts);
+  opts.model = &config;
+  mem = catchup_engine_memory (fx->store, fx->room, window, &opts, report, NULL, &error);
+  g_assert_no_error (error);
+  catchup_llm_config_clear (&config);
+  return mem;
+}
+
+/* The model chooses the evidence: every gap has a pool of at most CATCHUP_DEFAULT_POOL candidates shown to it,
+ * the ids it chose are validated (the server adds one it never saw, and a gap that does not exist), and the
+ * memory is the lead-in plus the chosen turns. */
+static void
+test_selection (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_auto (CatchupModelReport) report = { 0 };
+  g_autoptr (CatchupMemory) mem = NULL;
+  guint chosen = 0;
+
+  if (!need_server ())
+    return;
+  mem = model_memory (fx, "catchup", &report);
+  g_assert_true (report.selection_used);
+  g_assert_null (report.notice);
+  g_assert_cmpuint (report.stats.chat_calls, ==, 2);
+  g_assert_cmpuint (report.selection_candidates, >, 0);
+  g_assert_nonnull (mem->pools);
+  g_assert_nonnull (mem->selected);
+  g_assert_cmpuint (mem->pools->len, ==, mem->gaps->len);
+  g_assert_cmpuint (mem->selected->len, ==, mem->gaps->len);
+  for (guint g = 0; g < mem->gaps->len; g++)
+    {
+      GPtrArray *pool = mem->pools->pdata[g], *ids = mem->selected->pdata[g];
+
+      g_assert_cmpuint (pool->len, >, 0);
+      g_assert_cmpuint (pool->len, <=, CATCHUP_DEFAULT_POOL);
+      g_assert_cmpuint (ids->len, ==, 1);
+      g_assert_false (ids_have (ids, "ghost-id"));
+    }
+  for (guint i = 0; i < mem->turns->len; i++)
+    {
+      CatchupMessage *m = mem->turns->pdata[i];
+      int gap = GPOINTER_TO_INT (g_hash_table_lookup (mem->gap_of, m->id)) - 1;
+
+      if (gap < 0)
+        continue;
+      g_assert_true (ids_have (mem->selected->pdata[gap], m->id));
+      g_assert_true (pool_has (mem->pools->pdata[gap], m->id) || ids_have (mem->selected->pdata[gap], m->id));
+      chosen++;
+    }
+  /* one oldest candidate for all gaps: it went in once */
+  g_assert_cmpuint (chosen, ==, 1);
+  g_assert_cmpuint (mem->tokens, <=, CATCHUP_DEFAULT_BUDGET);
+}
+
+/* A selection that chooses nothing, or answers without JSON, leaves the built-in ranking's memory for the same
+ * gaps, with one notice. */
+static void
+test_selection_fallback (Fixture *fx, gconstpointer data)
+{
+  const char *kind = data;
+  g_auto (CatchupModelReport) report = { 0 };
+  g_autoptr (CatchupMemory) mem = NULL, ranked = NULL;
+  g_autoptr (GPtrArray) window = NULL;
+  g_autoptr (GError) error = NULL;
+  CatchupMemoryOptions o;
+
+  if (!need_server ())
+    return;
+  mem = model_memory (fx, kind, &report);
+  g_assert_false (report.selection_used);
+  g_assert_true (report.gaps_used);
+  g_assert_cmpuint (report.stats.chat_calls, ==, 2);
+  g_assert_nonnull (report.notice);
+  g_assert_nonnull (strstr (report.notice, "Model not used to choose the evidence: "));
+  g_assert_null (mem->selected);
+  window = catchup_engine_window (fx->store, fx->room, &fx->window, &error);
+  catchup_memory_options_init (&o);
+  o.gaps = mem->gaps;
+  ranked = catchup_memory_build (fx->store, fx->room, window, &o, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (mem->turns->len, ==, ranked->turns->len);
+  for (guint i = 0; i < mem->turns->len; i++)
+    g_assert_cmpstr (((CatchupMessage *) mem->turns->pdata[i])->id, ==,
+                     ((CatchupMessage *) ranked->turns->pdata[i])->id);
 }
 
 typedef struct {
@@ -440,8 +564,9 @@ test_async (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   b = run_async (fx, &config, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (a->model.summary_used);
-  g_assert_cmpuint (a->model.stats.chat_calls, ==, 2);
-  g_assert_cmpuint (b->model.stats.chat_calls, ==, 2);
+  /* gaps, evidence selection, summary */
+  g_assert_cmpuint (a->model.stats.chat_calls, ==, 3);
+  g_assert_cmpuint (b->model.stats.chat_calls, ==, 3);
   catchup_llm_config_clear (&config);
 }
 
@@ -496,6 +621,11 @@ main (int argc, char **argv)
   ADD ("no-model", test_no_model);
   ADD ("catchup", test_catchup);
   ADD ("prompt-size", test_prompt_size);
+  ADD ("selection", test_selection);
+  g_test_add ("/catchup/model-path/selection-fallback/none", Fixture, "catchup-selectnone", fixture_setup,
+              test_selection_fallback, fixture_teardown);
+  g_test_add ("/catchup/model-path/selection-fallback/no-json", Fixture, "catchup-selectbad", fixture_setup,
+              test_selection_fallback, fixture_teardown);
   for (guint i = 0; i < G_N_ELEMENTS (failures); i++)
     {
       g_autofree char *path = g_strdup_printf ("/catchup/model-path/fail/%s",

@@ -10,7 +10,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include <glib.h>
+#include <gio/gio.h>
 
 static const char *
 plugin_path (void)
@@ -45,6 +45,34 @@ test_dlopen_now (void)
   sym = dlsym (handle, "purple_init_plugin");
   g_assert_nonnull (sym);
 
+  g_assert_cmpint (dlclose (handle), ==, 0);
+}
+
+/* A plugin copied alone into ~/.purple/plugins has its prompt templates: they are compiled into it, and
+ * registered with GIO while it is loaded. */
+static void
+test_prompts_built_in (void)
+{
+  const char *path = plugin_path ();
+  const char *const names[] = { "gaps.txt", "summary.txt", "select.txt" };
+  void *handle;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_fail_printf ("plugin not built: %s", path);
+      return;
+    }
+  handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+  g_assert_nonnull (handle);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *resource = g_strconcat ("/org/purple-catchup/prompts/", names[i], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GBytes) bytes = g_resources_lookup_data (resource, G_RESOURCE_LOOKUP_FLAGS_NONE, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (g_strstr_len (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), "{{"));
+    }
   g_assert_cmpint (dlclose (handle), ==, 0);
 }
 
@@ -143,5 +171,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/catchup/plugin-load/dlopen-now", test_dlopen_now);
   g_test_add_func ("/catchup/plugin-load/exports-only-init", test_exports_only_init);
+  g_test_add_func ("/catchup/plugin-load/prompts-built-in", test_prompts_built_in);
   return g_test_run ();
 }

@@ -421,6 +421,26 @@ test_sparse_terms (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
 }
 
+/* Terms as long as URLs, hashes and base64 in chat: every length near the old fixed buffer's end, and far
+ * beyond it. Two such words that differ in their last letter still share most trigrams. */
+static void
+test_embed_long_terms (void)
+{
+  for (guint len = 58; len <= 300; len += len < 70 ? 1 : 46)
+    {
+      g_autofree char *a = g_strnfill (len, 'q');
+      g_autofree char *b = g_strnfill (len, 'q');
+      float va[CATCHUP_EMBED_DIM], vb[CATCHUP_EMBED_DIM];
+
+      a[len - 1] = 'x';
+      b[len - 1] = 'z';
+      catchup_embed_hashed (a, va);
+      catchup_embed_hashed (b, vb);
+      g_assert_cmpfloat (catchup_vec_dot (va, va, CATCHUP_EMBED_DIM), >, 0.99f);
+      g_assert_cmpfloat (catchup_vec_dot (va, vb, CATCHUP_EMBED_DIM), >, 0.5f);
+    }
+}
+
 #define TEST(name, func) \
   g_test_add ("/catchup/retrieve/" name, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -431,6 +451,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/retrieve/rrf-arithmetic", test_rrf_arithmetic);
   g_test_add_func ("/catchup/retrieve/rrf-ties-and-top", test_rrf_ties_and_top);
   g_test_add_func ("/catchup/retrieve/rrf-k", test_rrf_k);
+  g_test_add_func ("/catchup/retrieve/embed-long-terms", test_embed_long_terms);
   TEST ("sparse-rare-word", test_sparse_rare_word);
   TEST ("sparse-before", test_sparse_before);
   TEST ("sparse-top", test_sparse_top);

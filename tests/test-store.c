@@ -372,16 +372,25 @@ test_transactions (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
 
-  /* An inner rollback dooms the outer transaction: nothing of it is written. */
+  /* An inner rollback undoes only the inner level: the outer one still commits its own rows. */
   g_assert_true (catchup_store_begin (fx->store, &error));
   add (fx->store, fx->room, "t1", 1, "alice", "one", NULL);
   g_assert_true (catchup_store_begin (fx->store, &error));
   add (fx->store, fx->room, "t2", 2, "alice", "two", NULL);
   catchup_store_rollback (fx->store);
-  g_assert_false (catchup_store_commit (fx->store, &error));
-  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
-  g_clear_error (&error);
-  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 0);
+  g_assert_true (catchup_store_commit (fx->store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 1);
+  g_assert_null (catchup_store_get_message (fx->store, fx->room, "t2", NULL));
+
+  /* An outer rollback takes the committed inner level with it. */
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  g_assert_true (catchup_store_begin (fx->store, &error));
+  add (fx->store, fx->room, "t4", 4, "alice", "four", NULL);
+  g_assert_true (catchup_store_commit (fx->store, &error));
+  catchup_store_rollback (fx->store);
+  g_assert_false (catchup_store_in_transaction (fx->store));
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 1);
 
   g_assert_true (catchup_store_begin (fx->store, &error));
   g_assert_true (catchup_store_begin (fx->store, &error));
@@ -389,7 +398,7 @@ test_transactions (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_true (catchup_store_commit (fx->store, &error));
   g_assert_true (catchup_store_commit (fx->store, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 1);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 2);
 }
 
 static void
@@ -659,7 +668,7 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_no_error (error);
   recent_before = index_signature (fx->store, recent);
 
-  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, &n_deleted, &error));
+  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n_deleted, ==, 100 + 34 + 5);
   g_assert_cmpuint (fx->store->txn_depth, ==, 0);
@@ -689,7 +698,7 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   prune_room (fx->store, "#room", late);
   assert_index_fresh (fx->store, names);
 
-  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, &n_deleted, &error));
+  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n_deleted, ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "PRAGMA integrity_check = 1", 0), ==, 0); /* "ok" reads as 0 */
@@ -911,12 +920,107 @@ test_count_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, &error), ==, 4);
 }
 
+/* Rows another program (or an older version) wrote with invalid UTF-8 are read back as valid text. */
+static void
+test_invalid_utf8_read (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) msgs = NULL;
+  CatchupMessage *m;
+
+  add (fx->store, fx->room, "u1", 100, "ann", "placeholder", NULL);
+  g_assert_true (catchup_store_exec (fx->store,
+                                     "UPDATE messages SET body = CAST (X'6c6f636b20ff20c3' AS TEXT),"
+                                     " speaker = CAST (X'61fe' AS TEXT)", &error));
+  g_assert_no_error (error);
+  msgs = catchup_store_range (fx->store, fx->room, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (msgs->len, ==, 1);
+  m = msgs->pdata[0];
+  g_assert_cmpstr (m->text, ==, "lock \xef\xbf\xbd \xef\xbf\xbd");
+  g_assert_cmpstr (m->speaker, ==, "a\xef\xbf\xbd");
+}
+
+/* A NaN vector, as older versions stored for a model's 1e999, is no stored vector. */
+static void
+test_embed_cache_nonfinite (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const char *const texts[] = { "ann: good", "bo: nan" };
+  const guint32 good[2] = { GUINT32_TO_LE (0x3f800000u), 0 }, nan[2] = { GUINT32_TO_LE (0x7fc00000u), 0 };
+  const guint32 *vecs[] = { good, nan };
+  g_autoptr (GError) error = NULL;
+  g_autofree float *out = NULL;
+  gboolean found[2] = { FALSE, TRUE };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      sqlite3_stmt *st =
+        catchup_store_prepare (fx->store, "INSERT INTO embeddings (model, hash, vec) VALUES ('m:2', ?, ?)",
+                               &error);
+      guint8 hash[CATCHUP_TEXT_HASH_LEN];
+
+      g_assert_no_error (error);
+      catchup_embed_text_hash (texts[i], hash);
+      sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_TRANSIENT);
+      sqlite3_bind_blob (st, 2, vecs[i], 2 * sizeof (guint32), SQLITE_TRANSIENT);
+      g_assert_cmpint (sqlite3_step (st), ==, SQLITE_DONE);
+      sqlite3_reset (st);
+    }
+  out = catchup_embed_cache_lookup (fx->store, "m:2", 2, texts, 2, found, &error);
+  g_assert_no_error (error);
+  g_assert_true (found[0]);
+  g_assert_false (found[1]);
+  g_assert_cmpfloat (out[0], ==, 1.0f);
+  g_assert_cmpfloat (out[2], ==, 0.0f);
+}
+
+/* A v4 file (the last without records) keeps its messages, gets the records tables, and the first update of
+ * its records reads the history that was there before: the derived track covers old rooms too. */
+static void
+test_migrate_v4 (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = tmp_db ("v4.db", &dir);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  sqlite3 *db = NULL;
+  guint n = 0;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V2);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V3);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V4);
+  raw_exec (db, "PRAGMA user_version = 4;"
+                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'I''ll write the notes');"
+                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (2, 7, 'u2', 60, 'bob', 'lol');");
+  sqlite3_close (db);
+
+  store = catchup_store_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
+  g_assert_cmpint (CATCHUP_STORE_SCHEMA_VERSION, ==, 5);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE ?1 = ?1", 0), ==, 0);
+  g_assert_cmpint (catchup_store_count (store, 7, NULL), ==, 2);
+  g_assert_true (catchup_records_update (store, 7, 0, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE uid = 'u1' AND kind = 2 AND room = ?1", 7),
+                   ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT max_row FROM records_state WHERE room = ?1", 7), ==, 2);
+  g_clear_pointer (&store, catchup_store_close);
+  test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
   TEST ("open-pragmas", test_open_pragmas);
+  TEST ("invalid-utf8-read", test_invalid_utf8_read);
+  TEST ("embed-cache-nonfinite", test_embed_cache_nonfinite);
   TEST ("idempotent", test_idempotent);
   TEST ("add-batch", test_add_batch);
   TEST ("get-message", test_get_message);
@@ -934,6 +1038,7 @@ main (int argc, char **argv)
   TEST ("count-turns", test_count_turns);
   g_test_add_func ("/catchup/store/migrate-v1", test_migrate_v1);
   g_test_add_func ("/catchup/store/migrate-v2", test_migrate_v2);
+  g_test_add_func ("/catchup/store/migrate-v4", test_migrate_v4);
   g_test_add_func ("/catchup/store/future-version", test_future_version);
   g_test_add_func ("/catchup/store/corrupt", test_corrupt);
   g_test_add_func ("/catchup/store/unwritable", test_unwritable);

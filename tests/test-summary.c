@@ -59,6 +59,15 @@ memory_free (CatchupMemory *mem)
   g_free (mem);
 }
 
+static CatchupSummary *
+summarize (GPtrArray *window, CatchupMemory *mem, CatchupLength length)
+{
+  CatchupSummaryOptions opts;
+  catchup_summary_options_init (&opts);
+  opts.length = length;
+  return catchup_summary_extractive (window, mem, &opts);
+}
+
 static const CatchupMessage *
 find_message (GPtrArray *msgs, const char *id)
 {
@@ -87,9 +96,9 @@ assert_attributed (const CatchupSummary *s, GPtrArray *window)
 {
   for (guint i = 0; i < s->lines->len; i++) {
     const CatchupSummaryLine *line = s->lines->pdata[i];
-    if (!line->source_id)
+    if (!catchup_summary_line_source (line))
       continue;
-    const CatchupMessage *src = find_message (window, line->source_id);
+    const CatchupMessage *src = find_message (window, catchup_summary_line_source (line));
     g_assert_nonnull (src);
     g_assert_cmpstr (line->speaker, ==, src->speaker);
     g_assert_cmpint (line->ts, ==, src->ts);
@@ -101,10 +110,12 @@ static guint
 rendered_lines (const CatchupSummary *s)
 {
   g_autofree char *text = catchup_summary_to_text (s);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   guint n = 0;
   g_test_message ("%s", text);
-  for (const char *p = text; *p; p++)
-    n += *p == '\n';
+  /* section headings are layout, not content */
+  for (guint i = 0; lines[i]; i++)
+    n += *lines[i] && !g_str_has_suffix (lines[i], ":");
   return n;
 }
 
@@ -113,9 +124,11 @@ has_context (const CatchupSummary *s, const char *needle)
 {
   for (guint i = 0; i < s->lines->len; i++) {
     const CatchupSummaryLine *line = s->lines->pdata[i];
-    for (guint k = 0; line->context && k < line->context->len; k++)
-      if (strstr (line->context->pdata[k], needle))
+    for (guint k = 0; k < line->context->len; k++) {
+      const CatchupSummaryItem *item = line->context->pdata[k];
+      if (strstr (item->text, needle) || (item->speaker && strstr (item->speaker, needle)))
         return TRUE;
+    }
   }
   return FALSE;
 }
@@ -125,7 +138,7 @@ line_for (const CatchupSummary *s, const char *source_id)
 {
   for (guint i = 0; i < s->lines->len; i++) {
     const CatchupSummaryLine *line = s->lines->pdata[i];
-    if (g_strcmp0 (line->source_id, source_id) == 0)
+    if (g_strcmp0 (catchup_summary_line_source (line), source_id) == 0)
       return line;
   }
   return NULL;
@@ -154,7 +167,7 @@ test_attribution (void)
 {
   g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
   CatchupMemory *mem = memory_new (NULL, 0);
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
 
   rendered_lines (s);
   g_assert_nonnull (s->headline);
@@ -175,21 +188,21 @@ static void
 test_agreement (void)
 {
   g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
   const CatchupSummaryLine *decided = line_for (s, "w05");
   const CatchupSummaryLine *proposed = line_for (s, "w13");
 
   /* ines's decision got others' assent: it is agreed, and still hers. */
   g_assert_nonnull (decided);
   g_assert_cmpstr (decided->speaker, ==, "ines");
-  g_assert_cmpuint (decided->context->len, ==, 1);
-  g_assert_nonnull (strstr (decided->context->pdata[0], "bert"));
-  g_assert_nonnull (strstr (decided->context->pdata[0], "carl"));
-  g_assert_null (strstr (decided->context->pdata[0], "ines"));
+  g_assert_cmpuint (decided->agreed->len, ==, 2);
+  g_assert_cmpstr (((CatchupSummaryItem *) decided->agreed->pdata[0])->speaker, ==, "bert");
+  g_assert_cmpstr (((CatchupSummaryItem *) decided->agreed->pdata[0])->id, ==, "w06");
+  g_assert_cmpstr (((CatchupSummaryItem *) decided->agreed->pdata[1])->speaker, ==, "carl");
   /* bert's opinion nobody answered stays bert's opinion. */
   g_assert_nonnull (proposed);
   g_assert_cmpstr (proposed->speaker, ==, "bert");
-  g_assert_cmpuint (proposed->context->len, ==, 0);
+  g_assert_cmpuint (proposed->agreed->len, ==, 0);
 }
 
 static void
@@ -202,7 +215,7 @@ test_reply (void)
     { "r4", T0 + 180, "dana", "who is on call for the payment gateway this weekend?" },
   };
   g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
   const CatchupSummaryLine *asked = line_for (s, "r1");
   const CatchupSummaryLine *open = line_for (s, "r4");
 
@@ -210,11 +223,16 @@ test_reply (void)
   /* bert's "done" is his, quoted under the request it answers, not a line floating on its own. */
   g_assert_null (line_for (s, "r2"));
   g_assert_nonnull (asked);
-  g_assert_cmpuint (asked->context->len, ==, 1);
-  g_assert_nonnull (strstr (asked->context->pdata[0], "bert (Tue 09:01): done"));
+  g_assert_cmpuint (asked->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) asked->reply->pdata[0])->id, ==, "r2");
+  g_assert_cmpstr (((CatchupSummaryItem *) asked->reply->pdata[0])->text, ==, "done");
+  g_assert_false (asked->no_reply);
   g_assert_nonnull (open);
-  g_assert_cmpuint (open->context->len, ==, 1);
-  g_assert_cmpstr (open->context->pdata[0], ==, "no reply yet");
+  g_assert_cmpuint (open->reply->len, ==, 0);
+  g_assert_true (open->no_reply);
+  g_autofree char *text = catchup_summary_to_text (s);
+  g_assert_nonnull (strstr (text, "↳ reply: bert (Tue 09:01): done"));
+  g_assert_nonnull (strstr (text, "↳ no reply yet"));
 }
 
 /* A long day of a busy room: many worthy messages from several people. */
@@ -255,7 +273,7 @@ test_length (void)
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, cases[i].length);
+    g_autoptr (CatchupSummary) s = summarize (window, NULL, cases[i].length);
     guint n = rendered_lines (s);
     g_assert_cmpuint (n, >=, cases[i].min);
     g_assert_cmpuint (n, <=, cases[i].max);
@@ -283,7 +301,7 @@ test_gap_context (void)
   CatchupMemory *mem = memory_new (history, G_N_ELEMENTS (history));
   static const char *const fallback_turns[] = { "h01", "h02", NULL };
   memory_add_gap (mem, "i02", "that fallback", "that fallback broker fallback switch", fallback_turns);
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
   const CatchupSummaryLine *line = line_for (s, "i02");
   g_autoptr (GDateTime) when = g_date_time_new_from_unix_utc (history[0].ts);
   g_autofree char *stamp = g_date_time_format (when, "%a %H:%M");
@@ -291,12 +309,17 @@ test_gap_context (void)
   g_assert_nonnull (line);
   g_assert_cmpstr (line->speaker, ==, "ines");
   g_assert_cmpuint (line->context->len, >=, 1);
-  const char *ctx = line->context->pdata[0];
-  g_assert_nonnull (strstr (ctx, "that fallback"));
-  g_assert_nonnull (strstr (ctx, "HTTP poller"));
-  g_assert_nonnull (strstr (ctx, "carl"));
-  g_assert_nonnull (strstr (ctx, stamp));
-  g_assert_null (strstr (ctx, "lunch"));
+  const CatchupSummaryItem *ctx = line->context->pdata[0];
+  g_assert_cmpstr (ctx->ref, ==, "that fallback");
+  g_assert_cmpstr (ctx->id, ==, "h01");
+  g_assert_nonnull (strstr (ctx->text, "HTTP poller"));
+  g_assert_cmpstr (ctx->speaker, ==, "carl");
+  g_assert_cmpint (ctx->ts, ==, history[0].ts);
+  g_autofree char *text = catchup_summary_to_text (s);
+  g_autofree char *cited = g_strdup_printf ("(carl, %s)", stamp);
+  g_assert_nonnull (strstr (text, "↳ “that fallback” → "));
+  g_assert_nonnull (strstr (text, cited));
+  g_assert_null (strstr (text, "lunch"));
   assert_attributed (s, window);
   memory_free (mem);
 }
@@ -306,15 +329,16 @@ static void
 test_unnamed_referent (void)
 {
   g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
-  CatchupMemory *mem = memory_new (history, G_N_ELEMENTS (history));
+  /* the memory lacks carl's turn about the fallback */
+  CatchupMemory *mem = memory_new (history + 1, G_N_ELEMENTS (history) - 1);
   static const char *const wrong_turns[] = { "h02", "h03", NULL };
   memory_add_gap (mem, "i02", "that fallback", "that fallback broker switch", wrong_turns);
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
   const CatchupSummaryLine *line = line_for (s, "i02");
 
   g_assert_nonnull (line);
   for (guint i = 0; i < line->context->len; i++)
-    g_assert_null (strstr (line->context->pdata[i], "that fallback"));
+    g_assert_cmpstr (((CatchupSummaryItem *) line->context->pdata[i])->ref, !=, "that fallback");
   g_assert_false (has_context (s, "lunch"));
   g_assert_false (has_context (s, "deploy window is Tuesday"));
   memory_free (mem);
@@ -329,16 +353,15 @@ test_revised (void)
   memory_add_gap (mem, "i03", "the usual deploy window", "usual weekly deploy window time", window_turns);
 
   for (CatchupLength length = CATCHUP_LENGTH_NORMAL; length <= CATCHUP_LENGTH_DETAILED; length++) {
-    g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, length);
+    g_autoptr (CatchupSummary) s = summarize (window, mem, length);
     const CatchupSummaryLine *line = line_for (s, "i03");
     g_assert_nonnull (line);
     g_assert_cmpuint (line->context->len, >=, 1);
-    const char *ctx = line->context->pdata[0];
-    g_assert_nonnull (strstr (ctx, "Thursday 09:00"));
-    g_assert_nonnull (strstr (ctx, "bert"));
-    g_assert_null (strstr (ctx, "Tuesday 18:00"));
-    /* The chain is shown only when there is room for it. */
-    g_assert_cmpint (has_context (s, "Tuesday 18:00"), ==, length == CATCHUP_LENGTH_DETAILED);
+    const CatchupSummaryItem *ctx = line->context->pdata[0];
+    g_assert_nonnull (strstr (ctx->text, "Thursday 09:00"));
+    g_assert_cmpstr (ctx->speaker, ==, "bert");
+    /* the revised state is never shown as what the expression means */
+    g_assert_false (has_context (s, "Tuesday 18:00"));
   }
   memory_free (mem);
 }
@@ -354,11 +377,12 @@ test_old_memory (void)
   CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
   static const char *const turns[] = { "o1", NULL };
   memory_add_gap (mem, "i02", "that fallback", "that fallback broker", turns);
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
   g_autoptr (GDateTime) when = g_date_time_new_from_unix_utc (old[0].ts);
   g_autofree char *stamp = g_date_time_format (when, "(carl, %d %b %H:%M)");
+  g_autofree char *text = catchup_summary_to_text (s);
 
-  g_assert_true (has_context (s, stamp));
+  g_assert_nonnull (strstr (text, stamp));
   memory_free (mem);
 }
 
@@ -371,17 +395,17 @@ test_empty (void)
   /* A gap whose memory came back empty: the line stays, with nothing made up for it. */
   memory_add_gap (mem, "i02", "that fallback", "that fallback", NULL);
 
-  g_autoptr (CatchupSummary) empty = catchup_summary_extractive (none, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) empty = summarize (none, mem, CATCHUP_LENGTH_NORMAL);
   g_assert_cmpuint (empty->lines->len, ==, 0);
   g_autofree char *text = catchup_summary_to_text (empty);
   g_assert_nonnull (text);
 
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
   const CatchupSummaryLine *line = line_for (s, "i02");
   g_assert_nonnull (line);
   g_assert_cmpuint (line->context->len, ==, 0);
 
-  g_autoptr (CatchupSummary) no_mem = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_SHORT);
+  g_autoptr (CatchupSummary) no_mem = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
   g_assert_cmpuint (no_mem->lines->len, >, 0);
   assert_attributed (no_mem, window);
   memory_free (mem);
@@ -421,18 +445,18 @@ test_hostile (void)
   memory_add_gap (mem, "x4", "\u202ethat\u202c", "that patch", turns);
 
   for (CatchupLength length = CATCHUP_LENGTH_SHORT; length <= CATCHUP_LENGTH_DETAILED; length++) {
-    g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, mem, length);
+    g_autoptr (CatchupSummary) s = summarize (window, mem, length);
     g_autofree char *text = catchup_summary_to_text (s);
     g_assert_true (g_utf8_validate (text, -1, NULL));
     g_assert_null (strstr (text, "\u202e"));
     g_assert_cmpuint (strlen (text), <, 8 * 1024);
     for (guint i = 0; i < s->lines->len; i++) {
       const CatchupSummaryLine *line = s->lines->pdata[i];
-      if (!line->source_id)
+      if (!catchup_summary_line_source (line))
         continue;
       assert_sane_text (line->text, 320);
       for (guint k = 0; k < line->context->len; k++)
-        assert_sane_text (line->context->pdata[k], 400);
+        assert_sane_text (((CatchupSummaryItem *) line->context->pdata[k])->text, 400);
     }
   }
   memory_free (mem);
@@ -447,7 +471,7 @@ test_trim (void)
                         "week; until then nobody should switch the cron over, and please tell the data team" },
   };
   g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_SHORT);
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
   const CatchupSummaryLine *line = line_for (s, "t1");
 
   g_assert_nonnull (line);
@@ -461,13 +485,80 @@ static void
 test_to_text (void)
 {
   g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
-  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
   g_autofree char *text = catchup_summary_to_text (s);
 
   g_assert_true (g_str_has_prefix (text, s->headline));
   g_assert_nonnull (strstr (text, "• ines (Tue 09:04): let's go with the resize"));
   g_assert_nonnull (strstr (text, "  ↳ "));
-  g_assert_nonnull (strstr (text, "participants: "));
+  /* sections in their order, each once, each only with lines */
+  const char *decisions = strstr (text, "\nDecisions:\n");
+  const char *asked = strstr (text, "\nAsked:\n");
+  const char *news = strstr (text, "\nNews and status:\n");
+  g_assert_nonnull (decisions);
+  g_assert_nonnull (asked);
+  g_assert_nonnull (news);
+  g_assert_true (decisions < asked && asked < news);
+  g_assert_null (strstr (text, "For you:"));
+  for (guint i = 1; i < s->lines->len; i++)
+    g_assert_cmpint (((CatchupSummaryLine *) s->lines->pdata[i - 1])->section, <=,
+                     ((CatchupSummaryLine *) s->lines->pdata[i])->section);
+}
+
+/* The headline as data and as text; a capped window says so and how to see the rest. */
+static void
+test_headline (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+
+  g_assert_cmpuint (s->head.messages, ==, 15);
+  g_assert_cmpuint (s->head.people, ==, 5);
+  g_assert_cmpint (s->head.first_ts, ==, team[0].ts);
+  g_assert_cmpint (s->head.last_ts, ==, team[14].ts);
+  g_assert_false (s->head.capped);
+  g_assert_cmpstr (s->headline, ==, "15 messages from 5 people, Tue 09:00 – 09:40 UTC");
+
+  catchup_summary_set_head (s, window, 40);
+  g_assert_true (s->head.capped);
+  g_assert_cmpuint (s->head.shown, ==, 15);
+  g_assert_cmpuint (s->head.total, ==, 40);
+  g_assert_true (g_str_has_prefix (s->headline, "15 messages from 5 people, Tue 09:00 – 09:40 UTC (only the newest 15 "
+                                                "of 40 messages"));
+  g_assert_nonnull (strstr (s->headline, "the last 40"));
+
+  const Row one[] = { { "a", T0, "ines", "we decided to ship" }, { "b", T0 + DAY, "ines", "shipped" } };
+  g_autoptr (GPtrArray) two_days = messages_from (one, G_N_ELEMENTS (one));
+  catchup_summary_set_head (s, two_days, 0);
+  g_assert_cmpstr (s->headline, ==, "2 messages from 1 person, Tue 03 Mar 09:00 – Wed 04 Mar 09:00 UTC");
+}
+
+/* --me: a line that names the user goes first, under "For you"; the user's own lines do not. */
+static void
+test_for_you (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (team, G_N_ELEMENTS (team));
+  CatchupSummaryOptions opts;
+  catchup_summary_options_init (&opts);
+  opts.me = "Carl";
+  g_autoptr (CatchupSummary) s = catchup_summary_extractive (window, NULL, &opts);
+  g_autoptr (CatchupSummary) none = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const Row rows[] = { { "c1", T0, "dana", "carl: could you rotate the import logs before friday?" } };
+  g_autoptr (GPtrArray) addressed = messages_from (rows, 1);
+  g_autoptr (CatchupSummary) to_carl = catchup_summary_extractive (addressed, NULL, &opts);
+
+  g_assert_cmpuint (to_carl->lines->len, ==, 1);
+  g_assert_cmpint (((CatchupSummaryLine *) to_carl->lines->pdata[0])->section, ==, CATCHUP_SECTION_FOR_YOU);
+  g_autofree char *text = catchup_summary_to_text (to_carl);
+  g_assert_nonnull (strstr (text, "\nFor you:\n• dana"));
+  /* "carl" is not in "carlos"; carl's own lines are not for him */
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    if (line->section == CATCHUP_SECTION_FOR_YOU)
+      g_assert_cmpstr (line->speaker, !=, "carl");
+  }
+  for (guint i = 0; i < none->lines->len; i++)
+    g_assert_cmpint (((CatchupSummaryLine *) none->lines->pdata[i])->section, !=, CATCHUP_SECTION_FOR_YOU);
 }
 
 int
@@ -486,5 +577,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/hostile", test_hostile);
   g_test_add_func ("/catchup/summary/trim", test_trim);
   g_test_add_func ("/catchup/summary/to-text", test_to_text);
+  g_test_add_func ("/catchup/summary/headline", test_headline);
+  g_test_add_func ("/catchup/summary/for-you", test_for_you);
   return g_test_run ();
 }

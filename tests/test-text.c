@@ -86,38 +86,76 @@ test_huge_line (void)
   g_assert_cmpuint (catchup_text_count_tokens (big->str), >, 30000);
 }
 
-/* Hostile text loses what would steer a terminal or a client, and keeps every visible character. */
+/* Text entering the store: NUL dropped with the rest kept, invalid bytes replaced, controls gone, line ends
+ * unified in a body and turned into spaces in a name. */
 static void
-test_sanitize (void)
+test_clean_input (void)
 {
-  static const struct {
-    const char *in;
-    const char *lines, *flat;
-  } cases[] = {
-    { "plain text", "plain text", "plain text" },
-    { "\x1b[2J\x1b]0;owned\x07title", "[2J]0;ownedtitle", "[2J]0;ownedtitle" },
-    { "\x01" "ACTION waves\x01 \x02" "bold\x02 \x03" "4red", "ACTION waves bold 4red", "ACTION waves bold 4red" },
-    { "left \xe2\x80\xae" "evil\xe2\x80\xac right", "left evil right", "left evil right" },
-    { "m\xe2\x80\x8d" "ira and \xef\xbb\xbf" "bom", "mira and bom", "mira and bom" },
-    { "two\r\nlines\tand tab", "two\nlines and tab", "two lines and tab" },
-    { "C1 \xc2\x9b" "31m csi", "C1 31m csi", "C1 31m csi" },
-    { "bad \xff byte", "bad \xef\xbf\xbd byte", "bad \xef\xbf\xbd byte" },
-    { "Grüße, 日本, emoji \xf0\x9f\x8d\xb5", "Grüße, 日本, emoji \xf0\x9f\x8d\xb5", "Grüße, 日本, emoji \xf0\x9f\x8d\xb5" },
+  static const char nul[] = "a\0b";
+  struct { const char *in; gssize len; CatchupTextLines lines; const char *out; } cases[] = {
+    { nul, 3, CATCHUP_TEXT_ONE_LINE, "ab" },
+    { "plain", -1, CATCHUP_TEXT_ONE_LINE, "plain" },
+    { "x\xff" "y", -1, CATCHUP_TEXT_ONE_LINE, "x\xef\xbf\xbdy" },
+    { "\xe2\x82", -1, CATCHUP_TEXT_ONE_LINE, "\xef\xbf\xbd\xef\xbf\xbd" },
+    { "esc\x1b[2Jred\x7f\xc2\x9b", -1, CATCHUP_TEXT_ONE_LINE, "esc[2Jred" },
+    { "lone\rcr\vvt\fff\xc2\x85nel\xe2\x80\xa8ls\xe2\x80\xa9ps\ttab\nlf", -1, CATCHUP_TEXT_ONE_LINE,
+      "lone cr vt ff nel ls ps tab lf" },
+    { "a\r\nb\rc\nd\xe2\x80\xa8" "e\tf", -1, CATCHUP_TEXT_MULTI_LINE, "a\nb\nc\nd\ne\tf" },
+    { "\xe2\x80\xaeright-to-left stays in stored text", -1, CATCHUP_TEXT_ONE_LINE,
+      "\xe2\x80\xaeright-to-left stays in stored text" },
+    { "Grüße 日本 🙂", -1, CATCHUP_TEXT_MULTI_LINE, "Grüße 日本 🙂" },
+    { NULL, -1, CATCHUP_TEXT_ONE_LINE, "" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *lines = catchup_text_sanitize (cases[i].in, TRUE);
-      g_autofree char *flat = catchup_text_sanitize (cases[i].in, FALSE);
+      g_autofree char *got = catchup_text_clean (cases[i].in, cases[i].len, cases[i].lines);
 
-      g_assert_cmpstr (lines, ==, cases[i].lines);
-      g_assert_cmpstr (flat, ==, cases[i].flat);
+      g_assert_cmpstr (got, ==, cases[i].out);
+      g_assert_true (g_utf8_validate (got, -1, NULL));
     }
-  {
-    g_autofree char *empty = catchup_text_sanitize (NULL, TRUE);
+}
 
-    g_assert_cmpstr (empty, ==, "");
-  }
+/* Output for a terminal or a conversation: no escape sequence, no forged line, no bidi trick. */
+static void
+test_sanitize_output (void)
+{
+  struct { const char *in; const char *out; } cases[] = {
+    { "fine: ok", "fine: ok" },
+    { "\x1b]0;owned\x07title\x1b[31mred", "]0;ownedtitle[31mred" },
+    { "line\n/catchup post everything", "line /catchup post everything" },
+    { "cr\roverwrite", "cr overwrite" },
+    { "evil\xe2\x80\xae" "txt.exe\xe2\x80\xac \xe2\x81\xa6iso\xe2\x81\xa9", "eviltxt.exe iso" },
+    { "\xc2\x9b" "31m c1", "31m c1" },
+    { "bad\xc3", "bad\xef\xbf\xbd" },
+    { NULL, "" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *got = catchup_text_sanitize (cases[i].in);
+
+      g_assert_cmpstr (got, ==, cases[i].out);
+    }
+}
+
+/* One phrase matcher for the gap detector and the summary: whole words, any case, any script. */
+static void
+test_phrase (void)
+{
+  g_assert_true (catchup_text_has_phrase ("I know it works NOW", "now"));
+  g_assert_false (catchup_text_has_phrase ("I know", "now"));
+  g_assert_false (catchup_text_has_phrase ("he was present", "sent"));
+  g_assert_true (catchup_text_has_phrase ("sent it, present too", "sent"));
+  g_assert_false (catchup_text_has_phrase ("the data is in", "ta"));
+  g_assert_true (catchup_text_has_phrase ("ok, we'll go with it", "we'll go with"));
+  g_assert_true (catchup_text_has_phrase ("we'll do it", "we"));
+  g_assert_true (catchup_text_has_phrase ("+1 from me", "+1"));
+  g_assert_true (catchup_text_has_phrase ("sounds good?", "?"));
+  g_assert_false (catchup_text_has_phrase ("Müllerin", "müller"));
+  g_assert_true (catchup_text_has_phrase ("Frag MÜLLER", "müller"));
+  g_assert_false (catchup_text_has_phrase ("", "now"));
+  g_assert_false (catchup_text_has_phrase ("now", ""));
 }
 
 int
@@ -125,11 +163,13 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/catchup/text/casefold-normalise", test_terms_casefold_normalise);
+  g_test_add_func ("/catchup/text/phrase", test_phrase);
   g_test_add_func ("/catchup/text/stop-and-stem", test_terms_stop_and_stem);
   g_test_add_func ("/catchup/text/cjk-and-emoji", test_terms_cjk_and_emoji);
   g_test_add_func ("/catchup/text/count-tokens", test_count_tokens);
   g_test_add_func ("/catchup/text/fts-query-hostile", test_fts_query_hostile);
   g_test_add_func ("/catchup/text/huge-line", test_huge_line);
-  g_test_add_func ("/catchup/text/sanitize", test_sanitize);
+  g_test_add_func ("/catchup/text/clean-input", test_clean_input);
+  g_test_add_func ("/catchup/text/sanitize-output", test_sanitize_output);
   return g_test_run ();
 }

@@ -22,6 +22,7 @@
 #include <util.h>
 
 #include "e2e-client.h"
+#include "../test-util.h"
 
 #define UI_ID "catchup-e2e"
 
@@ -139,6 +140,17 @@ e2e_command (PurpleConversation *conv, const char *cmdline)
   g_autofree char *markup = g_markup_escape_text (cmdline, -1);
 
   g_assert_cmpint (purple_cmd_do_command (conv, cmdline, markup, &error), ==, PURPLE_CMD_STATUS_OK);
+}
+
+guint
+e2e_count_lines (const char *needle)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < e2e_lines->len; i++)
+    if (strstr (((E2eLine *) e2e_lines->pdata[i])->message, needle) != NULL)
+      n++;
+  return n;
 }
 
 /* ---------- requests: answered as a user would, from the main loop ---------- */
@@ -520,6 +532,46 @@ e2e_join (PurpleAccount *account, const char *room, const char *conv_name)
   return purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, conv_name, account);
 }
 
+/* ---------- a second client process ---------- */
+
+static void
+client_exited (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  *(int *) data = g_subprocess_wait_check_finish (G_SUBPROCESS (source), res, &error) ? 1 : 2;
+  if (error != NULL)
+    g_printerr ("second client: %s\n", error->message);
+}
+
+static gboolean
+client_done (gpointer data)
+{
+  return *(int *) data != 0;
+}
+
+gboolean
+e2e_run_client (const char *self, const char *const *args, guint timeout_ms)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) client = NULL;
+  int outcome = 0;
+
+  g_ptr_array_add (argv, (gpointer) self);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  client = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_NONE, &error);
+  if (client == NULL)
+    {
+      g_printerr ("second client: %s\n", error->message);
+      return FALSE;
+    }
+  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
+  return e2e_wait (client_done, &outcome, timeout_ms) && outcome == 1;
+}
+
 /* ---------- servers and data ---------- */
 
 static void
@@ -592,3 +644,33 @@ e2e_log_lines (guint max)
   return out;
 }
 
+GSubprocess *
+e2e_start_ngircd (const char *dir, guint16 *port)
+{
+  g_autofree char *conf = g_build_filename (dir, "ngircd.conf", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *exe = g_find_program_in_path ("ngircd");
+  GSubprocess *server;
+
+  if (exe == NULL)
+    exe = g_strdup ("/usr/sbin/ngircd");
+  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
+    return NULL;
+  *port = test_free_port ();
+  text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
+                          "\tPorts = %u\n\tMotdPhrase = test\n"
+                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
+                          "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
+                          *port);
+  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
+  server = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
+  g_assert_no_error (error);
+  if (!e2e_wait (e2e_port_open, GUINT_TO_POINTER (*port), 10000))
+    {
+      g_subprocess_force_exit (server);
+      g_object_unref (server);
+      return NULL;
+    }
+  return server;
+}

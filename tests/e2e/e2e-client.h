@@ -64,11 +64,21 @@ const char *e2e_wait_line (const char *conv, guint from, PurpleMessageFlags flag
 /* Runs cmdline ("catchup 20", without the slash) in conv as if typed, asserting libpurple took it. */
 void e2e_command (PurpleConversation *conv, const char *cmdline);
 
+/* How many lines written so far (into any conversation) contain needle. */
+guint e2e_count_lines (const char *needle);
+
+/* Runs this test program (self) again with args as a client of its own, waited for from the main loop so that
+ * this one's connections stay answered; TRUE when it exited with status 0. */
+gboolean e2e_run_client (const char *self, const char *const *args, guint timeout_ms);
+
 /* Servers and data shared by the end-to-end tests. */
 /* Whether something accepts connections on 127.0.0.1:port (a wait condition: pass the port as pointer). */
 gboolean e2e_port_open (gpointer port);
 /* Starts a server (output silenced) that is ended with the test even when an assertion aborts it. */
 GSubprocess *e2e_spawn_server (GError **error, const char *const *argv);
+/* ngircd on a free port of 127.0.0.1 (port set), its configuration in dir; NULL when it is not installed or
+ * does not come up. */
+GSubprocess *e2e_start_ngircd (const char *dir, guint16 *port);
 /* [nick, text] pairs (GStrv) of real IRC log lines; empty when the shared data is absent. */
 GPtrArray *e2e_log_lines (guint max);
 

@@ -7,31 +7,6 @@
 #include "e2e-irc.h"
 #include "../test-util.h"
 
-guint16
-e2e_irc_start_server (const char *dir, GSubprocess **server)
-{
-  g_autofree char *conf = g_build_filename (dir, "ngircd.conf", NULL);
-  g_autofree char *text = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *exe = g_find_program_in_path ("ngircd");
-  guint16 port;
-
-  if (exe == NULL)
-    exe = g_strdup ("/usr/sbin/ngircd");
-  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
-    return 0;
-  port = test_free_port ();
-  text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
-                          "\tPorts = %u\n\tMotdPhrase = test\n"
-                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
-                          "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
-                          port);
-  g_assert_true (g_file_set_contents (conf, text, -1, NULL));
-  *server = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
-  g_assert_no_error (error);
-  return e2e_wait (e2e_port_open, GUINT_TO_POINTER (port), 10000) ? port : 0;
-}
-
 void
 e2e_irc_stop_server (GSubprocess *server)
 {

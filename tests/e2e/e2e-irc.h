@@ -1,7 +1,7 @@
 #pragma once
 
-/* IRC for the end-to-end tests: a real ngircd on 127.0.0.1 and other participants as raw IRC connections, so
- * that a test sees exactly the bytes a plain IRC client would. */
+/* IRC for the end-to-end tests: other participants as raw IRC connections to the ngircd of e2e_start_ngircd,
+ * so that a test sees exactly the bytes a plain IRC client would. */
 
 #include <gio/gio.h>
 
@@ -16,9 +16,7 @@ typedef struct {
   gboolean registered, joined;
 } E2eIrcPeer;
 
-/* Starts ngircd (ended with the test) with its configuration in dir; its port, or 0 when ngircd is missing. */
-guint16 e2e_irc_start_server (const char *dir, GSubprocess **server);
-/* Ends the server e2e_irc_start_server started. */
+/* Ends the server e2e_start_ngircd started. */
 void e2e_irc_stop_server (GSubprocess *server);
 /* A participant connected, registered and in channel. */
 E2eIrcPeer *e2e_irc_peer_new (guint16 port, const char *nick, const char *channel);

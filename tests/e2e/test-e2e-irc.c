@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -39,6 +40,15 @@ static struct {
   guint n_sent;
   gint64 t_start;
 } fx;
+
+/* ---------- servers ---------- */
+
+static gboolean
+start_ngircd (void)
+{
+  fx.ngircd = e2e_start_ngircd (fx.dir, &fx.port);
+  return fx.ngircd != NULL;
+}
 
 /* ---------- raw IRC participants ---------- */
 
@@ -631,7 +641,7 @@ status_shown (gpointer data)
 {
   StatusQuery *q = data;
 
-  return e2e_find_line (q->conv, q->from, 0, "Database:") >= 0;
+  return e2e_find_line (q->conv, q->from, 0, "History:") >= 0;
 }
 
 /* The store's settings of a room outside the buddy list are read when it is joined or the plugin loaded, and the
@@ -838,36 +848,11 @@ restart_client (const char *phase, const char *user_dir, const char *port)
 }
 
 static void
-client_exited (GObject *source, GAsyncResult *res, gpointer data)
-{
-  g_autoptr (GError) error = NULL;
-
-  *(int *) data = g_subprocess_wait_check_finish (G_SUBPROCESS (source), res, &error) ? 1 : 2;
-  if (error != NULL)
-    g_printerr ("restarted client: %s\n", error->message);
-}
-
-static gboolean
-client_done (gpointer data)
-{
-  return *(int *) data != 0;
-}
-
-static void
-run_client (const char *phase, const char *user_dir)
+run_client (const char *arg, const char *phase, const char *user_dir)
 {
   g_autofree char *port = g_strdup_printf ("%u", fx.port);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) client =
-    g_subprocess_newv ((const char *const[]) { fx.self, RESTART_ARG, phase, user_dir, port, NULL },
-                       G_SUBPROCESS_FLAGS_NONE, &error);
-  int outcome = 0;
 
-  g_assert_no_error (error);
-  /* Waited for from the main loop: alice's connection and the raw participants stay answered meanwhile. */
-  g_subprocess_wait_check_async (client, NULL, client_exited, &outcome);
-  g_assert_true (e2e_wait (client_done, &outcome, 60000));
-  g_assert_cmpint (outcome, ==, 1);
+  g_assert_true (e2e_run_client (fx.self, (const char *const[]) { arg, phase, user_dir, port, NULL }, 60000));
 }
 
 static void
@@ -875,8 +860,213 @@ test_settings_restart (void)
 {
   g_autofree char *user_dir = g_build_filename (fx.dir, "restarted", NULL);
 
-  run_client ("write", user_dir);
-  run_client ("read", user_dir);
+  run_client (RESTART_ARG, "write", user_dir);
+  run_client (RESTART_ARG, "read", user_dir);
+}
+
+/* ---------- an absence IRC cannot fill ---------- */
+
+/* The test program run again as erin's client, who is away while the room talks. */
+#define ABSENT_ARG "--absent-client"
+#define ERIN "erin@127.0.0.1"
+#define AWAY_MINUTES 48
+
+static gboolean
+told (gpointer data)
+{
+  return e2e_count_lines (data) > 0;
+}
+
+/* "evening": erin's client joins and is killed (no quit, no part). "morning": it starts again and rejoins; the
+ * absence is told once, and /catchup says what was not received instead of "nothing". */
+static int
+absent_client (const char *phase, const char *user_dir, const char *port)
+{
+  g_autofree char *cmd_error = NULL;
+
+  fx.port = atoi (port);
+  e2e_client_init (user_dir);
+  fx.plugin = e2e_load_plugin ();
+  purple_prefs_set_int ("/plugins/core/catchup/heartbeat_seconds", 1);
+  purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
+  fx.account = e2e_account_online (ERIN, "prpl-irc", NULL, configure_irc, NULL);
+  fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+  if (strcmp (phase, "evening") == 0)
+    {
+      e2e_spin (2500);
+      _exit (0);
+    }
+  g_assert_true (e2e_wait (told, (gpointer) "You were away from", 10000));
+  g_assert_nonnull (strstr (((E2eLine *) e2e_lines->pdata[e2e_find_line (CHANNEL, 0, PURPLE_MESSAGE_SYSTEM,
+                                                                          "You were away")])->message,
+                            "(" G_STRINGIFY (AWAY_MINUTES) " minutes)"));
+  g_assert_cmpint (purple_cmd_do_command (fx.conv, "catchup", "catchup", &cmd_error), ==, PURPLE_CMD_STATUS_OK);
+  g_assert_true (e2e_wait (told, (gpointer) "Nothing new since you rejoined at", 10000));
+  g_assert_cmpuint (e2e_count_lines ("Nothing to catch up on"), ==, 0);
+  /* Leaving and coming back a moment later is no new absence. */
+  purple_conversation_destroy (fx.conv);
+  e2e_spin (500);
+  fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+  e2e_spin (1500);
+  g_assert_cmpuint (e2e_count_lines ("You were away from"), ==, 1);
+  e2e_client_quit ();
+  return 0;
+}
+
+static void
+test_absence_told (void)
+{
+  g_autofree char *user_dir = g_build_filename (fx.dir, "erin", NULL);
+  g_autofree char *db = g_build_filename (user_dir, "catchup", "history.db", NULL);
+  g_autofree char *spec = g_strdup_printf ("prpl-irc/erin@127.0.0.1/%s", CHANNEL);
+  g_autofree char *alive = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                            g_get_real_time () / G_USEC_PER_SEC - AWAY_MINUTES * 60);
+
+  run_client (ABSENT_ARG, "evening", user_dir);
+  /* The client's last heartbeat, as if it had been killed that long ago: nobody waits 48 minutes in a test. */
+  {
+    g_autoptr (CatchupStore) store = catchup_store_open (db, NULL);
+    gint64 room = store ? catchup_store_find_room (store, spec, NULL) : 0;
+
+    g_assert_cmpint (room, >, 0);
+    g_assert_true (catchup_store_set_setting (store, room, "presence-alive", alive, NULL));
+  }
+  say ("mira", "said while erin was away: the mirror is back");
+  say ("jonas", "and the nightly build is green again");
+  run_client (ABSENT_ARG, "morning", user_dir);
+}
+
+/* ---------- bouncer playback ---------- */
+
+static gboolean
+stored_text (gpointer data)
+{
+  g_autoptr (GPtrArray) msgs = stored_messages ();
+
+  for (guint i = 0; i < msgs->len; i++)
+    if (strcmp (((CatchupMessage *) msgs->pdata[i])->text, data) == 0)
+      return TRUE;
+  g_usleep (20000);
+  return FALSE;
+}
+
+
+static const CatchupMessage *
+stored_with_text (GPtrArray *msgs, const char *text, guint *count)
+{
+  const CatchupMessage *found = NULL;
+
+  *count = 0;
+  for (guint i = 0; i < msgs->len; i++)
+    if (strcmp (((CatchupMessage *) msgs->pdata[i])->text, text) == 0)
+      {
+        found = msgs->pdata[i];
+        (*count)++;
+      }
+  return found;
+}
+
+/* A bouncer plays a channel's backlog back right after the join as ordinary lines with the time in front
+ * ("[08:30:00] text", ZNC's buffer without server-time, which libpurple never asks for): stored at that time,
+ * without the prefix, as playback, once however often it is played back. */
+static void
+test_bouncer_playback (void)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr (GDateTime) earlier = g_date_time_add_minutes (now, -10);
+  g_autofree char *stamp = g_date_time_format (earlier, "[%H:%M:%S]");
+  g_autofree char *line = g_strdup_printf ("%s the mirror sync finished overnight", stamp);
+  const char *text = "the mirror sync finished overnight";
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr (GPtrArray) msgs = NULL;
+      const CatchupMessage *m;
+      guint count = 0;
+
+      purple_conversation_destroy (fx.conv);
+      fx.conv = e2e_join (fx.account, CHANNEL, CHANNEL);
+      say ("mira", line);
+      say ("mira", round == 0 ? "live after the playback" : "live after the second playback");
+      g_assert_true (e2e_wait (stored_text, (gpointer) (round == 0 ? "live after the playback"
+                                                                     : "live after the second playback"),
+                               10000));
+      msgs = stored_messages ();
+      m = stored_with_text (msgs, text, &count);
+      g_assert_cmpuint (count, ==, 1);
+      g_assert_cmpint (m->ts, ==, g_date_time_to_unix (earlier));
+      g_assert_cmpuint (m->flags & CATCHUP_MESSAGE_DELAYED, ==, CATCHUP_MESSAGE_DELAYED);
+    }
+}
+
+/* ---------- privacy: chat logging off ---------- */
+
+static gboolean
+answered (gpointer data)
+{
+  return e2e_requests.n_answered > GPOINTER_TO_UINT (data);
+}
+
+static guint
+stored_count (const char *text)
+{
+  g_autoptr (GPtrArray) msgs = stored_messages ();
+  guint n = 0;
+
+  for (guint i = 0; i < msgs->len; i++)
+    if (strcmp (((CatchupMessage *) msgs->pdata[i])->text, text) == 0)
+      n++;
+  return n;
+}
+
+/* With libpurple's chat logging off, nothing is indexed until the user says so; the question comes once a
+ * session, the answer is a preference, and /catchup status tells where the history is and whether the room is
+ * indexed. Last: it leaves the question asked for this session. */
+static void
+test_privacy (void)
+{
+  StatusQuery q = { CHANNEL, 0 };
+  guint n = e2e_requests.n_answered, dialogs = e2e_requests.n_action_dialogs;
+  const char *status;
+
+  /* Joins and parts are indexed (as events) too: none may ask first. */
+  raw_client ("mira");
+  e2e_spin (1000);
+  purple_prefs_set_bool ("/purple/logging/log_chats", FALSE);
+  e2e_requests.action = 0; /* Index */
+  say ("mira", "said before anyone was asked");
+  g_assert_true (e2e_wait (answered, GUINT_TO_POINTER (n), 5000));
+  g_assert_cmpuint (e2e_requests.n_action_dialogs, ==, dialogs + 1);
+  g_assert_cmpint (purple_prefs_get_int ("/plugins/core/catchup/index_unlogged"), ==, 1);
+  say ("mira", "said after the answer");
+  g_assert_true (e2e_wait (stored_text, (gpointer) "said after the answer", 10000));
+
+  /* "Don't index" is kept too, and there is no second question in the session. */
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 2);
+  say ("mira", "said while the answer is no");
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 0);
+  say ("mira", "said while undecided again");
+  g_assert_cmpuint (e2e_requests.n_action_dialogs, ==, dialogs + 1);
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 2);
+  q.from = lines_now ();
+  do_command ("catchup status");
+  g_assert_true (e2e_wait (status_shown, &q, 10000));
+  status = ((E2eLine *) e2e_lines->pdata[e2e_find_line (CHANNEL, q.from, 0, "History:")])->message;
+  g_assert_nonnull (strstr (status, fx.db_path));
+  g_assert_nonnull (strstr (status, "kept until you delete it"));
+  g_assert_nonnull (strstr (status, "not indexed: you chose to keep no history"));
+
+  /* Writes are ordered: once this one is in, the ones before it would be. */
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 1);
+  say ("mira", "said after saying yes again");
+  g_assert_true (e2e_wait (stored_text, (gpointer) "said after saying yes again", 10000));
+  g_assert_cmpuint (stored_count ("said before anyone was asked"), ==, 0);
+  g_assert_cmpuint (stored_count ("said after the answer"), ==, 1);
+  g_assert_cmpuint (stored_count ("said while the answer is no"), ==, 0);
+  g_assert_cmpuint (stored_count ("said while undecided again"), ==, 0);
+
+  purple_prefs_set_int ("/plugins/core/catchup/index_unlogged", 0);
+  purple_prefs_set_bool ("/purple/logging/log_chats", TRUE);
 }
 
 int
@@ -889,8 +1079,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   if (argc == 5 && strcmp (argv[1], RESTART_ARG) == 0)
     return restart_client (argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp (argv[1], ABSENT_ARG) == 0)
+    return absent_client (argv[2], argv[3], argv[4]);
   fx.dir = test_tmp_dir ("catchup-e2e-irc-XXXXXX");
-  if ((fx.port = e2e_irc_start_server (fx.dir, &fx.ngircd)) == 0)
+  if (!start_ngircd ())
     {
       g_printerr ("ngircd is not available: skipped\n");
       return 77; /* automake's "skipped" */
@@ -924,6 +1116,9 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/unload-mid-catchup", test_unload_mid_catchup);
   g_test_add_func ("/catchup/e2e-irc/forget", test_forget);
   g_test_add_func ("/catchup/e2e-irc/retention", test_retention);
+  g_test_add_func ("/catchup/e2e-irc/absence-told", test_absence_told);
+  g_test_add_func ("/catchup/e2e-irc/bouncer-playback", test_bouncer_playback);
+  g_test_add_func ("/catchup/e2e-irc/privacy", test_privacy);
   rc = g_test_run ();
 
   e2e_client_quit ();

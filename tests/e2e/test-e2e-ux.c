@@ -424,8 +424,7 @@ main (int argc, char **argv)
   fx.dir = test_tmp_dir ("catchup-e2e-ux-XXXXXX");
   user_dir = g_build_filename (fx.dir, "purple", NULL);
   fx.db_path = g_build_filename (user_dir, "catchup", "history.db", NULL);
-  fx.port = e2e_irc_start_server (fx.dir, &fx.ngircd);
-  if (fx.port == 0)
+  if ((fx.ngircd = e2e_start_ngircd (fx.dir, &fx.port)) == NULL)
     return 77; /* automake's "skipped": no ngircd */
   e2e_client_init (user_dir);
   e2e_load_plugin ();

@@ -4,11 +4,15 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 
 #include <cmds.h>
+#include <connection.h>
 #include <prefs.h>
+#include <prpl.h>
+#include <server.h>
 #include <util.h>
 
 #include "catchup.h"
@@ -28,6 +32,7 @@ static struct {
   PurpleAccount *alice, *bob;
   PurpleConversation *alice_conv, *bob_conv;
   char *db_path;
+  char *self;            /* this program, run again for a restart */
   guint n_said;
 } fx;
 
@@ -87,7 +92,7 @@ start_prosody (void)
     return FALSE;
   fx.port = test_free_port ();
   config = prosody_config ();
-  if (!run_prosodyctl (config, "alice") || !run_prosodyctl (config, "bob"))
+  if (!run_prosodyctl (config, "alice") || !run_prosodyctl (config, "bob") || !run_prosodyctl (config, "carol"))
     return FALSE;
   fx.prosody = e2e_spawn_server (NULL, (const char *const[]) { exe, "--config", config, "-F", NULL });
   return fx.prosody != NULL && e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 15000);
@@ -105,14 +110,24 @@ configure_xmpp (PurpleAccount *account, gpointer data)
 /* ---------- helpers ---------- */
 
 static GPtrArray *
-stored_messages (void)
+stored_in (const char *db_path, const char *spec)
 {
-  g_autoptr (CatchupStore) store = catchup_store_open (fx.db_path, NULL);
-  gint64 room = store ? catchup_store_find_room (store, "prpl-jabber/alice@localhost/" ROOM, NULL) : 0;
+  g_autoptr (CatchupStore) store = NULL;
+  gint64 room;
 
+  if (!g_file_test (db_path, G_FILE_TEST_EXISTS))
+    return g_ptr_array_new ();
+  store = catchup_store_open (db_path, NULL);
+  room = store ? catchup_store_find_room (store, spec, NULL) : 0;
   if (room == 0)
     return g_ptr_array_new ();
   return catchup_store_range (store, room, NULL, NULL, 0, NULL);
+}
+
+static GPtrArray *
+stored_messages (void)
+{
+  return stored_in (fx.db_path, "prpl-jabber/alice@localhost/" ROOM);
 }
 
 static gboolean
@@ -299,13 +314,146 @@ test_nick_change (void)
   g_assert_cmpstr (now, ==, "bobby");
 }
 
+/* ---------- the next morning: a client closed without quitting, then started again ---------- */
+
+/* The test program run again as carol's client on a user dir of its own. */
+#define RESTART_ARG "--restart-client"
+/* Lines said while carol's client is not running: more than prosody's default playback of 20. */
+#define NIGHT_LINES 40
+#define CAROL_ROOM "prpl-jabber/carol@localhost/" ROOM
+
+static char *
+carol_db (const char *user_dir)
+{
+  return g_build_filename (user_dir, "catchup", "history.db", NULL);
+}
+
+static gboolean
+carol_stored_at_least (gpointer data)
+{
+  g_autoptr (GPtrArray) msgs = stored_in (fx.db_path, CAROL_ROOM);
+
+  if (msgs->len < GPOINTER_TO_UINT (data))
+    g_usleep (50000);
+  return msgs->len >= GPOINTER_TO_UINT (data);
+}
+
+static gboolean
+carol_joined (gpointer data)
+{
+  return purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, ROOM, data) != NULL;
+}
+
+/* As Pidgin and Finch autojoin: the join goes out the moment the account has signed on. */
+static void
+autojoin (PurpleConnection *gc, gpointer data)
+{
+  GHashTable *components = PURPLE_PLUGIN_PROTOCOL_INFO (purple_connection_get_prpl (gc))->chat_info_defaults (gc, ROOM);
+
+  serv_join_chat (gc, components);
+  g_hash_table_destroy (components);
+}
+
+/* "evening": carol's client joins, hears the room, and is killed. "morning": it starts again, autojoins and
+ * must get everything said meanwhile, each line once, with one automatic catch-up. */
+static int
+restart_client (const char *phase, const char *user_dir, const char *port, const char *expected)
+{
+  PurpleAccount *carol;
+  PurpleConversation *conv;
+
+  fx.port = atoi (port);
+  fx.db_path = carol_db (user_dir);
+  e2e_client_init (user_dir);
+  purple_signal_connect (purple_connections_get_handle (), "signed-on", &fx, PURPLE_CALLBACK (autojoin), NULL);
+  e2e_load_plugin ();
+  purple_prefs_set_int ("/plugins/core/catchup/settle_ms", 500);
+  purple_prefs_set_int ("/plugins/core/catchup/heartbeat_seconds", 1);
+  carol = e2e_account_online ("carol@localhost/e2e", "prpl-jabber", "secret", configure_xmpp, NULL);
+  g_assert_true (e2e_wait (carol_joined, carol, 20000));
+  conv = purple_find_conversation_with_account (PURPLE_CONV_TYPE_CHAT, ROOM, carol);
+  if (strcmp (phase, "evening") == 0)
+    {
+      /* Playback and a heartbeat or two; then gone, as a killed client is: no quit, no leave. */
+      e2e_spin (3000);
+      _exit (0);
+    }
+  {
+    g_autoptr (GPtrArray) msgs = NULL;
+    g_autoptr (GHashTable) texts = g_hash_table_new (g_str_hash, g_str_equal);
+    guint night = 0;
+
+    g_assert_true (e2e_wait (carol_stored_at_least, GUINT_TO_POINTER (atoi (expected)), 20000));
+    /* Settling, then the catch-up. */
+    e2e_spin (6000);
+    msgs = stored_in (fx.db_path, CAROL_ROOM);
+    g_assert_cmpuint (msgs->len, ==, atoi (expected));
+    for (guint i = 0; i < msgs->len; i++)
+      {
+        CatchupMessage *m = msgs->pdata[i];
+
+        g_assert_false (g_hash_table_contains (texts, m->text));
+        g_hash_table_add (texts, m->text);
+        if (strstr (m->text, "overnight") != NULL)
+          night++;
+      }
+    g_assert_cmpuint (night, ==, NIGHT_LINES);
+    g_assert_cmpuint (e2e_count_lines ("<b>Catch-up</b>"), ==, 1);
+    /* The room played everything back: no word of an absence. */
+    g_assert_cmpuint (e2e_count_lines ("You were away"), ==, 0);
+    g_assert_nonnull (conv);
+  }
+  e2e_client_quit ();
+  return 0;
+}
+
+static void
+run_client (const char *phase, const char *user_dir, guint expected)
+{
+  g_autofree char *port = g_strdup_printf ("%u", fx.port);
+  g_autofree char *count = g_strdup_printf ("%u", expected);
+
+  g_assert_true (e2e_run_client (fx.self, (const char *const[]) { RESTART_ARG, phase, user_dir, port, count, NULL },
+                                 90000));
+}
+
+static gboolean
+occupant_gone (gpointer data)
+{
+  return !purple_conv_chat_find_user (PURPLE_CONV_CHAT (fx.bob_conv), data);
+}
+
+static void
+test_restart_no_lost_playback (void)
+{
+  g_autofree char *user_dir = g_build_filename (fx.dir, "carol", NULL);
+  g_autofree char *db = carol_db (user_dir);
+  g_autoptr (GPtrArray) before = NULL;
+
+  bob_says ("evening: the release notes are in the wiki");
+  run_client ("evening", user_dir, 0);
+  /* The server notices the closed connection: carol is no longer an occupant. */
+  g_assert_true (e2e_wait (occupant_gone, (gpointer) "carol", 20000));
+  before = stored_in (db, CAROL_ROOM);
+  g_assert_cmpuint (before->len, >, 0);
+  for (guint i = 0; i < NIGHT_LINES; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("overnight %u: build %u of the parser passed", i, i * 7);
+      bob_says (text);
+    }
+  run_client ("morning", user_dir, before->len + NIGHT_LINES);
+}
+
 int
 main (int argc, char **argv)
 {
   g_autofree char *user_dir = NULL;
   int rc;
 
+  fx.self = g_find_program_in_path (argv[0]);
   g_test_init (&argc, &argv, NULL);
+  if (argc == 6 && strcmp (argv[1], RESTART_ARG) == 0)
+    return restart_client (argv[2], argv[3], argv[4], argv[5]);
   fx.dir = test_tmp_dir ("catchup-e2e-xmpp-XXXXXX");
   if (!start_prosody ())
     {
@@ -329,6 +477,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-xmpp/playback-no-duplicates", test_playback_no_duplicates);
   g_test_add_func ("/catchup/e2e-xmpp/auto-catchup-once", test_auto_catchup_once);
   g_test_add_func ("/catchup/e2e-xmpp/auto-catchup-threshold", test_auto_catchup_threshold);
+  g_test_add_func ("/catchup/e2e-xmpp/restart-no-lost-playback", test_restart_no_lost_playback);
   /* Last: bob is "bobby" from here on. */
   g_test_add_func ("/catchup/e2e-xmpp/nick-change", test_nick_change);
   rc = g_test_run ();

@@ -1,0 +1,728 @@
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "catchup-error.h"
+#include "catchup-records.h"
+#include "catchup-store-private.h"
+#include "catchup-text.h"
+
+/* A record keeps the first few content terms of its message as its subject: enough for a later message on
+ * the same thing to share one, few enough that unrelated lines of one person rarely do. */
+#define SUBJECT_TERMS 8
+/* Record text is the message's, cut: a record is a pointer into the history, not a copy of it. */
+#define RECORD_TEXT_CHARS 280
+/* Heads looked at when a new record looks for the one it updates. */
+#define LINK_CANDIDATES 32
+
+static const char *const kind_names[] = {
+  "fact", "stance", "commitment", "decision", "norm", "relation", "status", NULL,
+};
+
+const char *
+catchup_record_kind_to_string (CatchupRecordKind kind)
+{
+  return kind < CATCHUP_RECORD_N_KINDS ? kind_names[kind] : "fact";
+}
+
+gboolean
+catchup_record_kind_from_string (const char *name, CatchupRecordKind *out)
+{
+  for (guint i = 0; name && kind_names[i]; i++)
+    if (strcmp (name, kind_names[i]) == 0)
+      {
+        *out = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+guint
+catchup_record_family (CatchupRecordKind kind)
+{
+  return kind == CATCHUP_RECORD_STATUS ? CATCHUP_RECORD_COMMITMENT : kind;
+}
+
+CatchupRecord *
+catchup_record_copy (const CatchupRecord *rec)
+{
+  CatchupRecord *copy = g_memdup2 (rec, sizeof *rec);
+
+  copy->source = g_strdup (rec->source);
+  copy->owner = g_strdup (rec->owner);
+  copy->subject = g_strdup (rec->subject);
+  copy->text = g_strdup (rec->text);
+  copy->msg_id = g_strdup (rec->msg_id);
+  return copy;
+}
+
+void
+catchup_record_free (CatchupRecord *rec)
+{
+  if (rec == NULL)
+    return;
+  g_free (rec->source);
+  g_free (rec->owner);
+  g_free (rec->subject);
+  g_free (rec->text);
+  g_free (rec->msg_id);
+  g_free (rec);
+}
+
+/* ---------- word-boundary matching ---------- */
+
+char *
+catchup_records_fold (const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+  char *folded = g_utf8_casefold (valid, -1);
+  GString *out = g_string_sized_new (strlen (folded));
+
+  for (const char *p = folded; *p; p++)
+    {
+      /* U+2018 and U+2019, the typographic apostrophes phones type */
+      if ((guchar) p[0] == 0xe2 && (guchar) p[1] == 0x80 && ((guchar) p[2] == 0x98 || (guchar) p[2] == 0x99))
+        {
+          g_string_append_c (out, '\'');
+          p += 2;
+          continue;
+        }
+      g_string_append_c (out, *p);
+    }
+  g_free (folded);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+is_word_char (gunichar c)
+{
+  return g_unichar_isalnum (c) || g_unichar_ismark (c);
+}
+
+gssize
+catchup_records_find_phrase (const char *folded_text, const char *phrase)
+{
+  gsize len = strlen (phrase);
+  gboolean word_start, word_end;
+
+  if (len == 0 || folded_text == NULL)
+    return -1;
+  word_start = is_word_char (g_utf8_get_char (phrase));
+  word_end = is_word_char (g_utf8_get_char (g_utf8_find_prev_char (phrase, phrase + len)));
+  for (const char *hit = strstr (folded_text, phrase); hit; hit = strstr (hit + 1, phrase))
+    {
+      const char *prev = hit > folded_text ? g_utf8_find_prev_char (folded_text, hit) : NULL;
+      gboolean open_before = !word_start || prev == NULL || !is_word_char (g_utf8_get_char (prev));
+      gboolean open_after = !word_end || hit[len] == '\0' || !is_word_char (g_utf8_get_char (hit + len));
+
+      if (open_before && open_after)
+        return hit - folded_text;
+    }
+  return -1;
+}
+
+gboolean
+catchup_records_has_phrase (const char *folded_text, const char *phrase)
+{
+  return catchup_records_find_phrase (folded_text, phrase) >= 0;
+}
+
+gboolean
+catchup_records_has_any_phrase (const char *folded_text, const char *const *phrases)
+{
+  for (guint i = 0; phrases[i]; i++)
+    if (catchup_records_has_phrase (folded_text, phrases[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* ---------- the rule-based writer ---------- */
+
+typedef struct {
+  CatchupRecordKind kind;
+  CatchupRecordScope scope;
+  const char *const *cues;
+} Rule;
+
+/* Cues are casefolded, with plain apostrophes. Each says the message holds a record of its kind; a line can
+ * hold several ("I think we should go with X, I'll book it"). */
+static const char *const commitment_cues[] = {
+  "i'll", "i will", "i'm going to", "i am going to", "on it", "i'm on it", "will do", "leave it with me",
+  "i can do", "i can take", "count me in", "i'm in", "i promise", "i'll take", "i'll handle", "i'll sort",
+  "i'll be there", "we'll make it work", NULL,
+};
+static const char *const decision_cues[] = {
+  "decided", "decision", "let's go with", "lets go with", "going with", "go with", "from now on", "from now",
+  "we're doing", "we are doing", "agreed", "settled", "change of plan", "the plan is", "final answer",
+  "we'll do", "it's official", "booked", NULL,
+};
+static const char *const stance_cues[] = {
+  "i think", "i'd rather", "i would rather", "i prefer", "i'd prefer", "prefer", "rather", "against", "+1",
+  "i agree", "i disagree", "i love", "i hate", "not a fan", "i don't like", "i like", "i vote", "vote",
+  "i feel", "i'm not sure", "not sure", "honestly", "ngl", "worried", "i'd love", "no way", "i want",
+  "i don't want", "happy to", "not keen", "keen", "i'm happy", NULL,
+};
+static const char *const norm_cues[] = {
+  "always", "never", "as usual", "every time", "every week", "every year", "tradition", "the rule",
+  "our rule", "again", "third time", "classic", "usual", "standing", "we don't", "not everything needs",
+  NULL,
+};
+static const char *const relation_cues[] = {
+  "owns", "in charge of", "responsible for", "reports to", "my sister", "my brother", "my wife",
+  "my husband", "my partner", "my mum", "my mom", "my dad", "my boss", "my friend", "my team", "my kids",
+  "my son", "my daughter", "is rm", "the reason i", "together", "with me", "you and i", "and i", NULL,
+};
+static const char *const fact_cues[] = {
+  "is away", "away until", "i'm away", "i'm off", "on holiday", "on vacation", "out of office", "ooo",
+  "sick", "i've been", "i'm still", "still", "lately", "these days", "my job", "my new", "i'm now", "is now",
+  "used to", "anymore", "i can't", "i can", "i'm not", "ankle", "knee", "allergic", "diet", NULL,
+};
+static const char *const status_cues[] = {
+  "merged", "done", "blocked on", "blocked", "fixed", "shipped", "deployed", "finished", "released",
+  "landed", "resolved", "closed", "sorted", "cancelled", "canceled", NULL,
+};
+static const char *const request_cues[] = {
+  "can you", "could you", "would you", "will you", "please", "pls", "can u", "mind ", "are you able",
+  NULL,
+};
+
+static const Rule rules[] = {
+  { CATCHUP_RECORD_COMMITMENT, CATCHUP_RECORD_PERSON, commitment_cues },
+  { CATCHUP_RECORD_DECISION, CATCHUP_RECORD_GROUP, decision_cues },
+  { CATCHUP_RECORD_STANCE, CATCHUP_RECORD_PERSON, stance_cues },
+  { CATCHUP_RECORD_NORM, CATCHUP_RECORD_GROUP, norm_cues },
+  { CATCHUP_RECORD_RELATION, CATCHUP_RECORD_PERSON, relation_cues },
+  { CATCHUP_RECORD_FACT, CATCHUP_RECORD_PERSON, fact_cues },
+  { CATCHUP_RECORD_STATUS, CATCHUP_RECORD_PERSON, status_cues },
+};
+
+/* The terms of the cues a line matched: they say what kind its records are, not what they are about, so a
+ * subject never holds them (two stances "I think ..." must not chain on "think"). */
+static void
+add_cue_terms (const char *folded, const char *const *cues, GHashTable *skip)
+{
+  for (guint i = 0; cues[i]; i++)
+    if (catchup_records_has_phrase (folded, cues[i]))
+      {
+        g_autoptr (GPtrArray) words = catchup_text_terms (cues[i], TRUE);
+
+        for (guint w = 0; w < words->len; w++)
+          g_hash_table_add (skip, g_strdup (words->pdata[w]));
+      }
+}
+
+typedef struct {
+  const char *speaker;
+  char *folded;
+  char **nicks;          /* the roster, folded, same order as roster */
+  const char *const *roster;
+  const char *addressed; /* the roster nick the line starts with ("bob: ...", "@bob ...") */
+  const char *named;     /* the roster nick the line is about ("bob owns ...", "bob is away ...") */
+  const char *mentioned; /* the first other roster nick named anywhere */
+} Line;
+
+/* "bob: ", "bob, ", "@bob " at the start; or the line's grammatical subject when followed by a space. */
+static void
+line_people (Line *l)
+{
+  const char *text = l->folded;
+
+  while (*text == ' ')
+    text++;
+  for (guint i = 0; l->nicks[i]; i++)
+    {
+      const char *nick = l->nicks[i];
+      gsize n = strlen (nick);
+      gboolean self = g_strcmp0 (l->roster[i], l->speaker) == 0;
+      const char *at = text[0] == '@' ? text + 1 : text;
+
+      if (n == 0 || self)
+        continue;
+      if (strncmp (at, nick, n) == 0 && !is_word_char (g_utf8_get_char (at + n)))
+        {
+          char next = at[n];
+
+          if (next == ':' || next == ',' || at != text)
+            l->addressed = l->addressed ? l->addressed : l->roster[i];
+          else if (next == ' ' || next == '\'')
+            l->named = l->named ? l->named : l->roster[i];
+        }
+      if (l->mentioned == NULL && catchup_records_has_phrase (l->folded, nick))
+        l->mentioned = l->roster[i];
+    }
+}
+
+static char *
+subject_of (const char *text, const char *folded, char **nicks)
+{
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+  g_autoptr (GHashTable) skip = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) kept = g_ptr_array_new ();
+
+  for (guint i = 0; nicks[i]; i++)
+    {
+      g_autoptr (GPtrArray) nt = catchup_text_terms (nicks[i], FALSE);
+
+      for (guint j = 0; j < nt->len; j++)
+        g_hash_table_add (skip, g_strdup (nt->pdata[j]));
+    }
+  for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
+    add_cue_terms (folded, rules[r].cues, skip);
+  add_cue_terms (folded, request_cues, skip);
+  for (guint i = 0; i < terms->len && kept->len < SUBJECT_TERMS; i++)
+    {
+      const char *t = terms->pdata[i];
+
+      if (g_hash_table_contains (skip, t) || strlen (t) < 3)
+        continue;
+      g_hash_table_add (skip, g_strdup (t));
+      g_ptr_array_add (kept, (gpointer) t);
+    }
+  g_ptr_array_add (kept, NULL);
+  return g_strjoinv (" ", (char **) kept->pdata);
+}
+
+static CatchupRecord *
+record_new (const CatchupMessage *msg, CatchupRecordKind kind, CatchupRecordScope scope, const char *owner,
+            const char *subject)
+{
+  CatchupRecord *rec = g_new0 (CatchupRecord, 1);
+  const char *text = msg->text ? msg->text : "";
+  glong chars = g_utf8_strlen (text, -1);
+
+  rec->kind = kind;
+  rec->scope = scope;
+  rec->source = g_strdup (msg->speaker ? msg->speaker : "");
+  rec->owner = g_strdup (owner ? owner : "");
+  rec->subject = g_strdup (subject);
+  rec->text = chars > RECORD_TEXT_CHARS ? g_utf8_substring (text, 0, RECORD_TEXT_CHARS) : g_strdup (text);
+  rec->ts = msg->ts;
+  rec->row = msg->row;
+  rec->msg_id = g_strdup (msg->id);
+  return rec;
+}
+
+/* Whom a record of this kind concerns: the person the line is about when it names one first ("bob is away",
+ * "bob owns the release"), else its speaker; the group for group rules, unless the line is about one person
+ * ("leon didn't come again" is a pattern of Leon's). */
+static const char *
+owner_for (const Line *l, const Rule *rule)
+{
+  if (l->named)
+    return l->named;
+  if (rule->scope == CATCHUP_RECORD_GROUP)
+    return rule->kind == CATCHUP_RECORD_NORM && l->mentioned ? l->mentioned : "";
+  return l->speaker;
+}
+
+GPtrArray *
+catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
+  static const char *const none[] = { NULL };
+  g_autofree char *subject = NULL;
+  Line l = { msg->speaker ? msg->speaker : "", NULL, NULL, roster ? roster : none, NULL, NULL, NULL };
+  guint n = g_strv_length ((char **) l.roster);
+
+  if (msg->text == NULL || *msg->text == '\0' || (msg->flags & CATCHUP_MESSAGE_EVENT))
+    return out;
+  l.folded = catchup_records_fold (msg->text);
+  l.nicks = g_new0 (char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    l.nicks[i] = catchup_records_fold (l.roster[i]);
+  line_people (&l);
+  subject = subject_of (msg->text, l.folded, l.nicks);
+
+  for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
+    if (catchup_records_has_any_phrase (l.folded, rules[r].cues))
+      {
+        const Rule *rule = &rules[r];
+        CatchupRecordScope scope = rule->scope;
+        const char *owner = owner_for (&l, rule);
+
+        if (scope == CATCHUP_RECORD_GROUP && *owner != '\0')
+          scope = CATCHUP_RECORD_PERSON;
+        g_ptr_array_add (out, record_new (msg, rule->kind, scope, owner, subject));
+      }
+  /* a request belongs to the one asked: the nick the line starts with, else the first one it names */
+  if (catchup_records_has_any_phrase (l.folded, request_cues) && (l.addressed || l.mentioned))
+    {
+      CatchupRecord *rec = record_new (msg, CATCHUP_RECORD_COMMITMENT, CATCHUP_RECORD_PERSON,
+                                       l.addressed ? l.addressed : l.mentioned, subject);
+
+      rec->flags |= CATCHUP_RECORD_FLAG_REQUEST;
+      g_ptr_array_add (out, rec);
+    }
+  g_free (l.folded);
+  g_strfreev (l.nicks);
+  return out;
+}
+
+/* ---------- storage ---------- */
+
+#define RECORD_COLUMNS "id, kind, scope, flags, source, owner, subject, text, ts, row, uid, supersedes, superseded_by"
+
+static gpointer
+record_from_stmt (sqlite3_stmt *st)
+{
+  CatchupRecord *rec = g_new0 (CatchupRecord, 1);
+  gint64 kind = sqlite3_column_int64 (st, 1);
+
+  rec->id = sqlite3_column_int64 (st, 0);
+  rec->kind = kind >= 0 && kind < CATCHUP_RECORD_N_KINDS ? (CatchupRecordKind) kind : CATCHUP_RECORD_FACT;
+  rec->scope = sqlite3_column_int64 (st, 2) == CATCHUP_RECORD_GROUP ? CATCHUP_RECORD_GROUP : CATCHUP_RECORD_PERSON;
+  rec->flags = (guint) sqlite3_column_int64 (st, 3);
+  rec->source = g_strdup ((const char *) sqlite3_column_text (st, 4));
+  rec->owner = g_strdup ((const char *) sqlite3_column_text (st, 5));
+  rec->subject = g_strdup ((const char *) sqlite3_column_text (st, 6));
+  rec->text = g_strdup ((const char *) sqlite3_column_text (st, 7));
+  rec->ts = sqlite3_column_int64 (st, 8);
+  rec->row = sqlite3_column_int64 (st, 9);
+  rec->msg_id = g_strdup ((const char *) sqlite3_column_text (st, 10));
+  rec->supersedes = sqlite3_column_int64 (st, 11);
+  rec->superseded_by = sqlite3_column_int64 (st, 12);
+  return rec;
+}
+
+/* Every row of a bound statement, each read by from_stmt. */
+static GPtrArray *
+collect_rows (CatchupStore *store, sqlite3_stmt *st, gpointer (*from_stmt) (sqlite3_stmt *), GDestroyNotify free_row,
+              GError **error)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (free_row);
+  int rc;
+
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    g_ptr_array_add (out, from_stmt (st));
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      return NULL;
+    }
+  return g_steal_pointer (&out);
+}
+
+static GPtrArray *
+collect_records (CatchupStore *store, sqlite3_stmt *st, GError **error)
+{
+  return collect_rows (store, st, record_from_stmt, (GDestroyNotify) catchup_record_free, error);
+}
+
+static gboolean
+shares_term (const char *a, const char *b)
+{
+  g_auto (GStrv) ta = g_strsplit (a ? a : "", " ", -1);
+  g_autofree char *padded = g_strdup_printf (" %s ", b ? b : "");
+
+  for (guint i = 0; ta[i]; i++)
+    if (*ta[i] != '\0')
+      {
+        g_autofree char *needle = g_strdup_printf (" %s ", ta[i]);
+
+        if (strstr (padded, needle))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* The head rec updates: the newest of the same owner, family and scope that shares a subject term. */
+static gboolean
+find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 *target, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "SELECT id, subject FROM records WHERE room = ?1 AND owner = ?2"
+                                            " AND family = ?3 AND scope = ?4 AND superseded_by IS NULL"
+                                            " ORDER BY ts DESC, id DESC LIMIT ?5",
+                                            error);
+  int rc;
+
+  *target = 0;
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_text (st, 2, rec->owner, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, 3, catchup_record_family (rec->kind));
+  sqlite3_bind_int64 (st, 4, rec->scope);
+  sqlite3_bind_int64 (st, 5, LINK_CANDIDATES);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    if (shares_term (rec->subject, (const char *) sqlite3_column_text (st, 1)))
+      {
+        *target = sqlite3_column_int64 (st, 0);
+        break;
+      }
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "INSERT INTO records (room, row, uid, ts, kind, family, scope, flags,"
+                                            " source, owner, subject, text, supersedes)"
+                                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                            error);
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, rec->row);
+  sqlite3_bind_text (st, 3, rec->msg_id ? rec->msg_id : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, 4, rec->ts);
+  sqlite3_bind_int64 (st, 5, rec->kind);
+  sqlite3_bind_int64 (st, 6, catchup_record_family (rec->kind));
+  sqlite3_bind_int64 (st, 7, rec->scope);
+  sqlite3_bind_int64 (st, 8, rec->flags);
+  sqlite3_bind_text (st, 9, rec->source, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 10, rec->owner, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 11, rec->subject ? rec->subject : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 12, rec->text ? rec->text : "", -1, SQLITE_TRANSIENT);
+  if (rec->supersedes)
+    sqlite3_bind_int64 (st, 13, rec->supersedes);
+  if (sqlite3_step (st) != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, sqlite3_errcode (store->db), error, _("Could not write to the history database"));
+      sqlite3_reset (st);
+      return FALSE;
+    }
+  sqlite3_reset (st);
+  rec->id = sqlite3_last_insert_rowid (store->db);
+  return TRUE;
+}
+
+/* Runs a statement that binds two integers and returns no rows. */
+static gboolean
+run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, a);
+  sqlite3_bind_int64 (st, 2, b);
+  rc = sqlite3_step (st);
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *rec, gint64 force_target, GError **error)
+{
+  gint64 target = force_target;
+
+  if (target == 0 && !find_target (store, room, rec, &target, error))
+    return FALSE;
+  rec->supersedes = target;
+  if (!insert_record (store, room, rec, error))
+    return FALSE;
+  return target == 0 || run_ints (store, "UPDATE records SET superseded_by = ?2 WHERE id = ?1", target, rec->id, error);
+}
+
+char **
+catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "SELECT speaker FROM messages WHERE room = ?1 AND flags & ?2 = 0"
+                                            " AND speaker != '' GROUP BY speaker ORDER BY count(*) DESC, speaker",
+                                            error);
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  int rc;
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, CATCHUP_MESSAGE_EVENT);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    g_strv_builder_add (b, (const char *) sqlite3_column_text (st, 0));
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      return NULL;
+    }
+  return g_strv_builder_end (b);
+}
+
+static gboolean
+read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT max_row FROM records_state WHERE room = ?1", error);
+  int rc;
+
+  *seen = 0;
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    *seen = sqlite3_column_int64 (st, 0);
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gpointer
+message_from_stmt (sqlite3_stmt *st)
+{
+  return catchup_store_message_from_stmt (st);
+}
+
+static GPtrArray *
+new_messages (CatchupStore *store, gint64 room, gint64 seen, guint max_messages, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
+                                            " WHERE room = ?1 AND row > ?2 ORDER BY row LIMIT ?3",
+                                            error);
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, seen);
+  sqlite3_bind_int64 (st, 3, max_messages ? (gint64) max_messages : -1);
+  return collect_rows (store, st, message_from_stmt, (GDestroyNotify) catchup_message_free, error);
+}
+
+static gboolean
+update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_records, GError **error)
+{
+  g_autoptr (GPtrArray) msgs = NULL;
+  g_auto (GStrv) roster = NULL;
+  gint64 seen;
+
+  if (!read_state (store, room, &seen, error) ||
+      (msgs = new_messages (store, room, seen, max_messages, error)) == NULL)
+    return FALSE;
+  if (msgs->len == 0)
+    return TRUE;
+  roster = catchup_records_roster (store, room, error);
+  if (roster == NULL)
+    return FALSE;
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+      g_autoptr (GPtrArray) recs = catchup_records_extract (m, (const char *const *) roster);
+
+      for (guint r = 0; r < recs->len; r++)
+        if (!catchup_records_add (store, room, recs->pdata[r], 0, error))
+          return FALSE;
+      *n_records += recs->len;
+      seen = MAX (seen, m->row);
+    }
+  return run_ints (store, "INSERT OR REPLACE INTO records_state (room, max_row) VALUES (?1, ?2)", room, seen, error);
+}
+
+gboolean
+catchup_records_update (CatchupStore *store, gint64 room, guint max_messages, guint *n_records, GError **error)
+{
+  guint n = 0;
+
+  if (n_records)
+    *n_records = 0;
+  if (!catchup_store_begin (store, error))
+    return FALSE;
+  if (!update_locked (store, room, max_messages, &n, error))
+    {
+      catchup_store_rollback (store);
+      return FALSE;
+    }
+  if (!catchup_store_commit (store, error))
+    return FALSE;
+  if (n_records)
+    *n_records = n;
+  return TRUE;
+}
+
+GPtrArray *
+catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "SELECT " RECORD_COLUMNS " FROM records WHERE room = ?1"
+                                            " AND (?2 IS NULL OR owner = ?2) AND (?3 = 0 OR superseded_by IS NULL)"
+                                            " ORDER BY ts, id",
+                                            error);
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  if (owner)
+    sqlite3_bind_text (st, 2, owner, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (st, 3, heads_only ? 1 : 0);
+  return collect_records (store, st, error);
+}
+
+CatchupRecord *
+catchup_records_get (CatchupStore *store, gint64 room, gint64 id, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "SELECT " RECORD_COLUMNS " FROM records WHERE room = ?1 AND id = ?2",
+                                            error);
+  g_autoptr (GPtrArray) found = NULL;
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, id);
+  found = collect_records (store, st, error);
+  if (found == NULL)
+    return NULL;
+  if (found->len == 0)
+    {
+      g_autofree char *number = g_strdup_printf ("%" G_GINT64_FORMAT, id);
+
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND, _("No record %s in the room"), number);
+      return NULL;
+    }
+  return g_ptr_array_steal_index (found, 0);
+}
+
+GPtrArray *
+catchup_records_chain (CatchupStore *store, gint64 room, gint64 id, GError **error)
+{
+  g_autoptr (GPtrArray) chain = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
+  g_autoptr (CatchupRecord) start = catchup_records_get (store, room, id, error);
+  gint64 next;
+
+  if (start == NULL)
+    return NULL;
+  /* back to the first, then forward to the head; bounded by the room's records so a damaged file cannot loop */
+  for (next = start->supersedes; next != 0 && chain->len < 10000;)
+    {
+      CatchupRecord *r = catchup_records_get (store, room, next, NULL);
+
+      if (r == NULL)
+        break;
+      next = r->supersedes;
+      g_ptr_array_insert (chain, 0, r);
+    }
+  next = start->superseded_by;
+  g_ptr_array_add (chain, g_steal_pointer (&start));
+  while (next != 0 && chain->len < 20000)
+    {
+      CatchupRecord *r = catchup_records_get (store, room, next, NULL);
+
+      if (r == NULL)
+        break;
+      next = r->superseded_by;
+      g_ptr_array_add (chain, r);
+    }
+  return g_steal_pointer (&chain);
+}

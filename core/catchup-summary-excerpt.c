@@ -1,0 +1,285 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "catchup-summary-private.h"
+#include "catchup-text.h"
+
+/*
+ * Excerpts: the part of a message a summary line shows. The clause that carries the claim is kept, trimmed at a
+ * clause boundary; a greeting or a reaction that opens the message ("Thanks, Mel!", "Wow, that's great!") and a
+ * photo caption that names nothing asked for are what goes first.
+ */
+
+/* ---- terms ---- */
+
+GPtrArray *
+catchup_summary_terms (const char *text)
+{
+  GPtrArray *terms = catchup_text_terms (text ? text : "", TRUE);
+  return terms ? terms : g_ptr_array_new_with_free_func (g_free);
+}
+
+GHashTable *
+catchup_summary_term_set (GPtrArray *terms)
+{
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; terms && i < terms->len; i++)
+    g_hash_table_add (set, g_strdup (terms->pdata[i]));
+  return set;
+}
+
+guint
+catchup_summary_overlap (GPtrArray *terms, GHashTable *set)
+{
+  guint n = 0;
+  if (!terms || !set)
+    return 0;
+  for (guint i = 0; i < terms->len; i++)
+    n += g_hash_table_contains (set, terms->pdata[i]);
+  return n;
+}
+
+/* ---- cleaning ---- */
+
+static gboolean
+is_url_word (const char *w, gsize len)
+{
+  return (len > 8 && g_ascii_strncasecmp (w, "https://", 8) == 0) ||
+         (len > 7 && g_ascii_strncasecmp (w, "http://", 7) == 0);
+}
+
+/* Links at the end of a message ("... https://ci.example/run/5012") are noise in a catch-up; links inside a
+ * sentence are part of what was said and stay. */
+static void
+strip_trailing_urls (char *text)
+{
+  for (;;) {
+    char *space = strrchr (text, ' ');
+    char *word = space ? space + 1 : text;
+    if (!is_url_word (word, strlen (word)) || word == text)
+      return;
+    *space = '\0';
+  }
+}
+
+char *
+catchup_summary_clean (const char *text)
+{
+  char *clean = catchup_summary_sanitize (text);
+  strip_trailing_urls (clean);
+  return clean;
+}
+
+/* ---- sentences ---- */
+
+typedef struct {
+  gsize start, end;  /* byte offsets into the text, end exclusive */
+  gboolean caption;  /* "[shares a photo: …]" */
+  gboolean social;   /* a greeting or a reaction that says nothing of its own */
+} Span;
+
+static const char *const openers[] = {
+  "thanks", "thank", "wow", "hey", "hi", "hello", "oh", "aw", "aww", "awww", "omg", "haha", "hahaha", "lol", "yay",
+  "congrats", "congratulations", "cool", "nice", "great", "awesome", "amazing", "yes", "yeah", "yep", "ok", "okay",
+  "sure", "hmm", "ah", "ahh", "morning", "good", "sounds", "that's", "thats", "glad", "so", "love", "wonderful",
+  NULL,
+};
+
+/* "Thanks, Melanie!", "Wow, that's great!", "Hey Mel!": short, opened by a stock word, no claim of its own. */
+static gboolean
+is_social_sentence (const char *text, gsize len)
+{
+  g_autofree char *s = g_utf8_casefold (text, len);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (s);
+  guint words = 0;
+  gboolean in_word = FALSE;
+
+  for (const char *p = s; *p; p++) {
+    gboolean space = *p == ' ';
+    words += !space && !in_word;
+    in_word = !space;
+  }
+  if (words > 6 || terms->len > 3)
+    return FALSE;
+  for (guint i = 0; openers[i]; i++)
+    if (g_str_has_prefix (s, openers[i]) && !g_ascii_isalnum (s[strlen (openers[i])]))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+add_span (GArray *spans, const char *text, gsize start, gsize end, gboolean caption)
+{
+  while (start < end && text[start] == ' ')
+    start++;
+  while (end > start && text[end - 1] == ' ')
+    end--;
+  if (end <= start)
+    return;
+  Span s = { start, end, caption, !caption && is_social_sentence (text + start, end - start) };
+  g_array_append_val (spans, s);
+}
+
+/* Sentences end at . ! ? … before a space; a bracketed caption is a span of its own. */
+static GArray *
+split_sentences (const char *text)
+{
+  GArray *spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  gsize start = 0;
+
+  for (const char *p = text; *p;) {
+    if (*p == '[' && g_str_has_prefix (p, "[shares ")) {
+      const char *close = strchr (p, ']');
+      gsize end = close ? (gsize) (close + 1 - text) : strlen (text);
+      add_span (spans, text, start, p - text, FALSE);
+      add_span (spans, text, p - text, end, TRUE);
+      start = end;
+      p = text + end;
+      continue;
+    }
+    gunichar c = g_utf8_get_char (p);
+    const char *next = g_utf8_next_char (p);
+    if ((c == '.' || c == '!' || c == '?' || c == 0x2026) && (*next == ' ' || *next == '\0')) {
+      add_span (spans, text, start, next - text, FALSE);
+      start = next - text;
+    }
+    p = next;
+  }
+  add_span (spans, text, start, strlen (text), FALSE);
+  return spans;
+}
+
+/* ---- cutting ---- */
+
+static guint
+chars (const char *from, gsize len)
+{
+  return (guint) g_utf8_strlen (from, len);
+}
+
+/* At most max_chars characters of text[start, end), cut at the last clause boundary (", " "; " " - " " — ")
+ * that keeps most of the room, else at a word boundary; never inside a UTF-8 sequence. */
+static char *
+cut_clause (const char *text, gsize start, gsize end, guint max_chars, gboolean *cut)
+{
+  const char *from = text + start;
+  const char *limit = text + end;
+  const char *p = from;
+  const char *last_space = NULL, *last_clause = NULL;
+  guint n = 0;
+
+  while (p < limit && n < max_chars) {
+    if (*p == ' ') {
+      last_space = p;
+      if (p > from && strchr (",;:", p[-1]))
+        last_clause = p - 1;
+      else if (p + 2 < limit && (p[1] == '-' || g_str_has_prefix (p + 1, "—")))
+        last_clause = p;
+    }
+    p = g_utf8_next_char (p);
+    n++;
+  }
+  *cut = p < limit;
+  if (*cut && last_clause && chars (from, last_clause - from) > max_chars * 3 / 5)
+    p = last_clause;
+  else if (*cut && last_space && chars (from, last_space - from) > max_chars / 2)
+    p = last_space;
+  char *body = g_strndup (from, p - from);
+  g_strchomp (body);
+  /* "touch,…" reads as a typo; the ellipsis alone says that text was left out. */
+  for (gsize len = strlen (body); *cut && len > 0 && strchr (",;:-", body[len - 1]); len--)
+    body[len - 1] = '\0';
+  return body;
+}
+
+/* ---- excerpts ---- */
+
+static guint
+focus_hits (const char *text, const Span *s, GHashTable *focus)
+{
+  g_autofree char *sentence = g_strndup (text + s->start, s->end - s->start);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (sentence);
+  return catchup_summary_overlap (terms, focus);
+}
+
+/* The first span to show: the one that best matches focus; without focus (or no match) the first that is
+ * neither a greeting nor a caption. */
+static guint
+first_span (const char *text, GArray *spans, GHashTable *focus, guint *hits)
+{
+  guint best = G_MAXUINT;
+  *hits = 0;
+  for (guint i = 0; focus && i < spans->len; i++) {
+    guint h = focus_hits (text, &g_array_index (spans, Span, i), focus);
+    if (h > *hits) {
+      *hits = h;
+      best = i;
+    }
+  }
+  if (best != G_MAXUINT)
+    return best;
+  for (guint i = 0; i < spans->len; i++) {
+    const Span *s = &g_array_index (spans, Span, i);
+    if (!s->caption && !s->social)
+      return i;
+  }
+  return 0;
+}
+
+char *
+catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars)
+{
+  g_autoptr (GArray) spans = split_sentences (text ? text : "");
+  g_autoptr (GString) out = g_string_new (NULL);
+  guint hits = 0;
+  gboolean cut = FALSE, more_after = FALSE;
+
+  if (spans->len == 0)
+    return g_strdup ("");
+  guint first = first_span (text, spans, focus, &hits);
+  /* a caption is shown only when it is what names the thing asked for */
+  gboolean captions = g_array_index (spans, Span, first).caption && hits > 0;
+
+  for (guint i = first; i < spans->len && !cut; i++) {
+    const Span *s = &g_array_index (spans, Span, i);
+    guint used = chars (out->str, out->len);
+    if (s->caption && !captions && i != first)
+      continue;
+    if (out->len > 0 && used + 1 + chars (text + s->start, s->end - s->start) > max_chars) {
+      more_after = TRUE;
+      break;
+    }
+    g_autofree char *piece = cut_clause (text, s->start, s->end, out->len ? max_chars - used - 1 : max_chars, &cut);
+    g_string_append_printf (out, "%s%s", out->len ? " " : "", piece);
+  }
+  /* a greeting or caption left out before or after is no text missing from the claim */
+  gboolean text_before = FALSE;
+  for (guint i = 0; i < first; i++)
+    text_before |= !g_array_index (spans, Span, i).social && !g_array_index (spans, Span, i).caption;
+  if (text_before)
+    g_string_prepend (out, "…");
+  if (cut)
+    g_string_append (out, "…");
+  else if (more_after)
+    g_string_append (out, " …");
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+GHashTable *
+catchup_summary_question_focus (const char *text)
+{
+  g_autoptr (GArray) spans = split_sentences (text ? text : "");
+  GHashTable *focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < spans->len; i++) {
+    const Span *s = &g_array_index (spans, Span, i);
+    if (s->caption || s->end == 0 || text[s->end - 1] != '?')
+      continue;
+    g_autofree char *sentence = g_strndup (text + s->start, s->end - s->start);
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (sentence);
+    for (guint t = 0; t < terms->len; t++)
+      g_hash_table_add (focus, g_strdup (terms->pdata[t]));
+    break;
+  }
+  return focus;
+}

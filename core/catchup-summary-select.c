@@ -1,0 +1,827 @@
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "catchup-summary-private.h"
+#include "catchup-text.h"
+
+/*
+ * The embedded extractive summary. It never writes a word of its own about the chat: every line quotes (trimmed)
+ * the message it is about, under that message's speaker, and every item under a line quotes the message it cites
+ * with that message's speaker and time. This module scores every turn of the window for salience and chooses the
+ * lines over the whole window; topics and revisions, references and excerpts are their own modules.
+ */
+
+/* ---- length ---- */
+
+typedef struct {
+  guint min_entries, max_entries;  /* lines of their own, at a window of up to SMALL_WINDOW tokens */
+  guint max_rendered;              /* entries and the items under them together, the headline not counted */
+  guint grow_entries, grow_rendered; /* added for a window of LARGE_WINDOW tokens or more */
+  guint line_chars;                /* of a quoted window message */
+  guint context_chars;             /* of a quoted item */
+} LengthProfile;
+
+#define SMALL_WINDOW 1500
+#define LARGE_WINDOW 9000
+
+/* About 5-12 content lines for a window of 1K tokens, up to about 25 for a week of 500 messages. */
+static const LengthProfile profiles[] = {
+  [CATCHUP_LENGTH_SHORT] = { 2, 3, 4, 2, 3, 140, 120 },
+  [CATCHUP_LENGTH_NORMAL] = { 4, 9, 12, 9, 13, 200, 160 },
+  [CATCHUP_LENGTH_DETAILED] = { 8, 14, 19, 12, 17, 300, 240 },
+};
+
+typedef struct {
+  guint entries, rendered;
+  guint line_chars, context_chars;
+} Budget;
+
+static guint
+window_tokens (GArray *cands)
+{
+  guint n = 0;
+  for (guint i = 0; i < cands->len; i++) {
+    const CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    n += catchup_text_count_turn (c->msg->speaker, c->msg->text);
+  }
+  return n;
+}
+
+/* The number of lines follows the number of topics, within what the length and the window's size allow. */
+static Budget
+budget_for (const LengthProfile *p, GArray *cands, guint topics)
+{
+  guint tokens = window_tokens (cands);
+  double grow = tokens <= SMALL_WINDOW ? 0 : MIN (1.0, (tokens - SMALL_WINDOW) / (double) (LARGE_WINDOW - SMALL_WINDOW));
+  guint max_entries = p->max_entries + (guint) lround (grow * p->grow_entries);
+  guint worthy = 0;
+  for (guint i = 0; i < cands->len; i++)
+    worthy += g_array_index (cands, CatchupCandidate, i).score >= 1.5;
+  Budget b = { CLAMP (MAX (topics + 2, worthy / 2), p->min_entries, max_entries), p->max_rendered + (guint) lround (grow * p->grow_rendered),
+               p->line_chars, p->context_chars };
+  return b;
+}
+
+/* ---- classifying window messages ---- */
+
+typedef struct {
+  CatchupWorth worth;
+  const char *const *cues;
+  double weight;
+} CueClass;
+
+static const char *const decision_cues[] = {
+  "decided", "decision", "agreed", "we'll go with", "going with", "go with", "we went with", "settled",
+  "officially", "official", "final", "vote", "approved", "from now on", "instead of", "let's do that",
+  "let's go", "drops", "dropping", "amendment", "no longer", "moves to", "moved to", "postponed",
+  "rescheduled", "is rm", "takes over", NULL,
+};
+static const char *const request_cues[] = {
+  "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need",
+  "ptal", "take a look", "have a look", "re-ack", "ack when", NULL,
+};
+static const char *const plan_cues[] = {
+  "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
+  "next week", "by noon", "schedule", "later today", "this week", "will be", NULL,
+};
+static const char *const action_cues[] = {
+  "pushed", "merged", "fixed", "fixing", "opened", "filed", "deleted", "reworked", "landed", "reverted",
+  "tagged", "deployed", "uploaded", "posted", "rolled back", "bumped", "submitted", "backported", "sent",
+  "switching", "switched", "restarted", "migrated", NULL,
+};
+static const char *const status_cues[] = {
+  "failed", "failing", "fails", "broken", "green", "passes", "passing", "blocked", "done", "builds",
+  "is down", "outage", "flaky", "timeout", "crash", "regression", "still", "works", "not yet", "reproduce",
+  NULL,
+};
+static const char *const news_cues[] = {
+  "released", "release", "announce", "cve", "security", "advisory", "is out", "new version", "rc1", "rc2",
+  "just got", "got a", "got the", "started", "joined", "finished", "guess what", "finally", NULL,
+};
+
+static const CueClass cue_classes[] = {
+  { CATCHUP_WORTH_DECISION, decision_cues, 3.0 },
+  { CATCHUP_WORTH_REQUEST, request_cues, 2.5 },
+  { CATCHUP_WORTH_PLAN, plan_cues, 2.0 },
+  { CATCHUP_WORTH_ACTION, action_cues, 2.0 },
+  { CATCHUP_WORTH_STATUS, status_cues, 1.8 },
+  { CATCHUP_WORTH_NEWS, news_cues, 1.8 },
+};
+
+/* Messages that carry nothing a returning reader needs, whatever their length. */
+static const char *const social[] = {
+  "morning", "good morning", "hi", "hello", "hey", "o/", "\\o/", "night", "good night", "bye", "thanks",
+  "thank you", "thx", "ta", "lol", "haha", "nice", "cool", "great", "welcome back", "brb", "np", "see you",
+  "cya", "awesome", "wow", NULL,
+};
+/* Short answers: nothing on their own, but the answer to a question or request. */
+static const char *const answers[] = {
+  "ok", "okay", "k", "+1", "perfect", "exactly", "yes", "no", "yep", "nope", "sure", "ack", "done", "not yet",
+  NULL,
+};
+/* A speaker telling about themselves or their group: the news of a personal chat. */
+static const char *const first_person[] = {
+  "i", "i'm", "i've", "i'd", "my", "we", "we're", "we've", "our", "me", "us", NULL,
+};
+/* Reactions that open a message ("Wow, that sounds great!"): what follows them is what counts. */
+static const char *const reactions[] = {
+  "wow", "that's", "thats", "sounds", "awesome", "cool", "nice", "congrats", "congratulations", "aww", "omg",
+  "haha", "great", "amazing", "glad", "so happy", "that sounds", "what a", NULL,
+};
+
+gboolean
+catchup_summary_has_any (const char *folded, const char *const *phrases)
+{
+  for (guint i = 0; phrases[i]; i++)
+    if (catchup_text_has_folded_phrase (folded, phrases[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Casefolded text without the leading and trailing punctuation of a short reply ("ok!", "thanks :)"). */
+static char *
+bare_words (const char *folded)
+{
+  g_autofree char *copy = g_strdup (folded);
+  char *s = g_strstrip (copy);
+  gsize len = strlen (s);
+  while (len > 0 && strchr (".!,:;)( ", s[len - 1]))
+    s[--len] = '\0';
+  return g_strdup (s);
+}
+
+/* A short message that is only one of phrases ("ok!", "thanks :)", "morning all"). */
+static gboolean
+is_only (const char *folded, guint words, const char *const *phrases)
+{
+  g_autofree char *bare = bare_words (folded);
+  for (guint i = 0; phrases[i]; i++)
+    if (g_str_has_prefix (bare, phrases[i]) && !g_ascii_isalnum (bare[strlen (phrases[i])]) &&
+        strlen (bare) <= strlen (phrases[i]) + 8 && words <= 3)
+      return TRUE;
+  return FALSE;
+}
+
+/* Bots speak for CI, trackers and releases: only failures and releases are news to a returning reader. */
+static gboolean
+looks_like_bot (const char *speaker, const char *folded)
+{
+  g_autofree char *name = g_utf8_casefold (speaker ? speaker : "", -1);
+  return g_str_has_suffix (name, "bot") || g_str_has_suffix (name, "[bot]") || folded[0] == '[';
+}
+
+static gboolean
+bot_news (const char *folded)
+{
+  static const char *const cues[] = { "fail", "error", "broken", "released", "tagged", "cve", NULL };
+  for (guint i = 0; cues[i]; i++)
+    if (strstr (folded, cues[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static guint
+count_words (const char *text)
+{
+  guint n = 0;
+  gboolean in_word = FALSE;
+  for (const char *p = text; *p; p++) {
+    gboolean space = *p == ' ';
+    n += !space && !in_word;
+    in_word = !space;
+  }
+  return n;
+}
+
+/* Numbers, names (capitalised inside a sentence), issue numbers: what makes a line specific. */
+static guint
+specifics (const char *clean)
+{
+  guint n = 0;
+  gboolean sentence_start = TRUE;
+  for (const char *p = clean; *p; p++) {
+    gboolean word_start = p == clean || p[-1] == ' ';
+    if (word_start && (g_ascii_isdigit (*p) || (*p == '#' && g_ascii_isdigit (p[1]))))
+      n++;
+    else if (word_start && g_ascii_isupper (*p) && !sentence_start)
+      n++;
+    if (*p == '.' || *p == '!' || *p == '?')
+      sentence_start = TRUE;
+    else if (*p != ' ')
+      sentence_start = FALSE;
+  }
+  return n;
+}
+
+/* A question outside a caption: "?" at the end of a sentence. */
+static gboolean
+asks (const char *clean)
+{
+  const char *caption = strstr (clean, "[shares ");
+  const char *q = strchr (clean, '?');
+  return q && (!caption || q < caption);
+}
+
+/* The cue class of a message, FALSE when none matches. */
+static gboolean
+cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
+{
+  *hits = 0;
+  for (guint c = 0; c < G_N_ELEMENTS (cue_classes); c++)
+    for (guint i = 0; cue_classes[c].cues[i]; i++) {
+      if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]))
+        continue;
+      if ((*hits)++ == 0) {
+        *worth = cue_classes[c].worth;
+        *weight = cue_classes[c].weight;
+      }
+      break;
+    }
+  return *hits > 0;
+}
+
+/* After an opening reaction, the rest of the message: "Wow, Caroline! My kids and I just…" → "my kids…". */
+static const char *
+after_reaction (const char *folded)
+{
+  g_autofree char *bare = bare_words (folded);
+  if (!catchup_summary_has_any (bare, reactions))
+    return folded;
+  const char *end = strpbrk (folded, ".!?");
+  return end ? end + 1 : folded + strlen (folded);
+}
+
+/* Summary-worthiness of one message and how much it weighs; 0 for chit-chat and bot noise. */
+static double
+classify (const char *speaker, const char *clean, const char *folded, guint terms, CatchupWorth *worth)
+{
+  guint words = count_words (clean);
+  double score = 0;
+  guint hits = 0;
+
+  *worth = CATCHUP_WORTH_OTHER;
+  if (words == 0 || is_only (folded, words, social) || is_only (folded, words, answers))
+    return 0;
+  if (looks_like_bot (speaker, folded)) {
+    *worth = CATCHUP_WORTH_STATUS;
+    return bot_news (folded) ? 2.6 : 0;
+  }
+  const char *rest = after_reaction (folded);
+  gboolean reaction_only = rest != folded && count_words (rest) < 4;
+  if (cue_class (rest, worth, &score, &hits)) {
+    /* a question that mentions "release" asks about it; it announces nothing */
+    if (asks (clean) && (*worth == CATCHUP_WORTH_NEWS || *worth == CATCHUP_WORTH_STATUS))
+      *worth = CATCHUP_WORTH_QUESTION, score = 1.4;
+  } else if (asks (clean) && terms >= 3) {
+    *worth = CATCHUP_WORTH_QUESTION;
+    score = 1.1;
+  } else if (catchup_summary_has_any (rest, first_person) && terms >= 4) {
+    *worth = CATCHUP_WORTH_NEWS;
+    score = 1.7;
+  } else if (terms >= 8) {
+    score = 0.8;  /* a substantial message without cue words may still be the news */
+  }
+  if (score == 0)
+    return 0;
+  if (reaction_only)
+    score *= 0.4;
+  return score + 0.3 * MIN (hits, 3) + MIN (terms, 20) / 20.0 + 0.15 * MIN (specifics (clean), 4);
+}
+
+CatchupSection
+catchup_summary_classify (const char *speaker, const char *text)
+{
+  g_autofree char *clean = catchup_summary_clean (text);
+  g_autofree char *folded = g_utf8_casefold (clean, -1);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (clean);
+  CatchupWorth worth;
+  classify (speaker, clean, folded, terms->len, &worth);
+  switch (worth) {
+  case CATCHUP_WORTH_DECISION:
+    return CATCHUP_SECTION_DECISIONS;
+  case CATCHUP_WORTH_QUESTION:
+  case CATCHUP_WORTH_REQUEST:
+    return CATCHUP_SECTION_ASKED;
+  case CATCHUP_WORTH_PLAN:
+  case CATCHUP_WORTH_ACTION:
+    return CATCHUP_SECTION_PLANS;
+  default:
+    return CATCHUP_SECTION_NEWS;
+  }
+}
+
+/* ---- candidates ---- */
+
+static void
+candidate_clear (CatchupCandidate *c)
+{
+  g_free (c->clean);
+  g_free (c->folded);
+  g_clear_pointer (&c->terms, g_ptr_array_unref);
+  g_clear_pointer (&c->replaces, g_ptr_array_unref);
+  g_clear_pointer (&c->gaps, g_array_unref);
+  g_clear_pointer (&c->context, g_ptr_array_unref);
+}
+
+static gboolean
+is_turn (const CatchupMessage *msg)
+{
+  return msg && !(msg->flags & CATCHUP_MESSAGE_EVENT);
+}
+
+static GArray *
+gaps_of_utterance (CatchupMemory *mem, const CatchupMessage *msg)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint g = 0; mem && mem->gaps && g < mem->gaps->len; g++) {
+    CatchupGap *gap = mem->gaps->pdata[g];
+    if (gap && g_strcmp0 (gap->utterance_id, msg->id) == 0)
+      g_array_append_val (out, g);
+  }
+  return out;
+}
+
+static gboolean
+opens_off_topic (const char *folded)
+{
+  return g_str_has_prefix (folded, "off-topic") || g_str_has_prefix (folded, "offtopic") ||
+         g_str_has_prefix (folded, "ot:") || g_str_has_prefix (folded, "[ot]");
+}
+
+/* An off-topic aside runs until the room goes quiet for a while. */
+#define ASIDE_PAUSE (15 * 60)
+
+static GArray *
+make_candidates (GPtrArray *window, CatchupMemory *mem)
+{
+  GArray *cands = g_array_new (FALSE, TRUE, sizeof (CatchupCandidate));
+  gboolean aside = FALSE;
+  gint64 prev_ts = 0;
+
+  g_array_set_clear_func (cands, (GDestroyNotify) candidate_clear);
+  for (guint i = 0; window && i < window->len; i++) {
+    CatchupMessage *msg = window->pdata[i];
+    if (!is_turn (msg))
+      continue;
+    CatchupCandidate c = { .msg = msg, .index = i, .answer = -1, .asked = -1, .superseded_by = -1 };
+    c.clean = catchup_summary_clean (msg->text);
+    c.folded = g_utf8_casefold (c.clean, -1);
+    c.terms = catchup_summary_terms (c.clean);
+    c.words = count_words (c.clean);
+    c.question = asks (c.clean);
+    c.replaces = g_ptr_array_new ();
+    c.context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
+    c.gaps = gaps_of_utterance (mem, msg);
+    aside = opens_off_topic (c.folded) || (aside && msg->ts - prev_ts <= ASIDE_PAUSE);
+    prev_ts = msg->ts;
+    c.score = aside ? 0 : classify (msg->speaker, c.clean, c.folded, c.terms->len, &c.worth);
+    g_array_append_val (cands, c);
+  }
+  return cands;
+}
+
+static CatchupCandidate *
+cand (GArray *cands, gint i)
+{
+  return i >= 0 && (guint) i < cands->len ? &g_array_index (cands, CatchupCandidate, i) : NULL;
+}
+
+/* ---- questions and answers ---- */
+
+/* Replies are the few messages right after one, by other people, before the conversation moves on. */
+#define REPLY_SPAN 6
+#define REPLY_SECONDS (30 * 60)
+
+/* The window speaker a message addresses by name ("ravi: can you…", "@ravi", "…, ravi?"); NULL when none. */
+static const char *
+addressee (GArray *cands, const CatchupCandidate *c)
+{
+  for (guint i = 0; i < cands->len; i++) {
+    const CatchupCandidate *o = &g_array_index (cands, CatchupCandidate, i);
+    if (g_strcmp0 (o->msg->speaker, c->msg->speaker) == 0)
+      continue;
+    g_autofree char *name = g_utf8_casefold (o->msg->speaker ? o->msg->speaker : "", -1);
+    if (*name && catchup_text_has_folded_phrase (c->folded, name))
+      return o->msg->speaker;
+  }
+  return NULL;
+}
+
+/* A turn answers question q when it comes soon after, from the one asked (or anyone when nobody was named),
+ * and is not itself only a question. */
+/* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. */
+static gboolean
+takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
+{
+  static const char *const short_answers[] = { "yes", "no", "yep", "nope", "yeah", "sure", "ok", "okay", "done",
+                                               "not yet", "on it", "will do", "ack", "+1", "i can", "i'll", NULL };
+  g_autofree char *asker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
+  g_autoptr (GHashTable) set = catchup_summary_term_set (c->terms);
+  g_autofree char *bare = bare_words (r->folded);
+  for (guint i = 0; short_answers[i]; i++)
+    if (g_str_has_prefix (bare, short_answers[i]) && !g_ascii_isalnum (bare[strlen (short_answers[i])]))
+      return TRUE;
+  return (*asker && catchup_text_has_folded_phrase (r->folded, asker)) || catchup_summary_overlap (r->terms, set) > 0;
+}
+
+/* A quick turn right after a question in a two-person exchange answers it even without a shared word. */
+#define QUICK_SECONDS (10 * 60)
+
+/* The turn that answers question or request q: the first turn by someone else (the one asked, when someone
+ * was named) soon after it, that takes it up (or follows it at once), and is not only a counter-question. */
+static gint
+find_answer (GArray *cands, guint q)
+{
+  const CatchupCandidate *c = cand (cands, q);
+  const char *to = addressee (cands, c);
+  for (guint j = q + 1; j < cands->len && j <= q + REPLY_SPAN; j++) {
+    const CatchupCandidate *r = cand (cands, j);
+    if (r->msg->ts - c->msg->ts > REPLY_SECONDS)
+      break;
+    if (g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 || looks_like_bot (r->msg->speaker, r->folded))
+      continue;
+    if (to && g_strcmp0 (r->msg->speaker, to) != 0)
+      continue;
+    if (is_only (r->folded, r->words, social) && !is_only (r->folded, r->words, answers))
+      continue;
+    gboolean at_once = j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
+    if (!at_once && !takes_up (r, c))
+      return -1;
+    /* a counter-question is no answer; "yes, and when?" is */
+    if (r->question && r->words <= 12 && !is_only (r->folded, MIN (r->words, 3), answers))
+      return -1;
+    return j;
+  }
+  return -1;
+}
+
+static void
+link_answers (GArray *cands)
+{
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = cand (cands, i);
+    if (!c->question && c->worth != CATCHUP_WORTH_REQUEST)
+      continue;
+    gint a = find_answer (cands, i);
+    if (a < 0 || cand (cands, a)->asked >= 0)
+      continue;
+    c->answer = a;
+    cand (cands, a)->asked = i;
+    /* the answer to a question is what the question was for */
+    if (cand (cands, a)->score > 0)
+      cand (cands, a)->score += 0.8;
+  }
+}
+
+/* An answer that needs its question to be read: short, or opened by yes/no. */
+static gboolean
+needs_question (const CatchupCandidate *a)
+{
+  static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
+                                         "neither", "none", "it", "that", "they", "only", "probably", NULL };
+  g_autofree char *bare = bare_words (a->folded);
+  if (a->words <= 6)
+    return TRUE;
+  for (guint i = 0; openers[i]; i++)
+    if (g_str_has_prefix (bare, openers[i]) && !g_ascii_isalnum (bare[strlen (openers[i])]))
+      return TRUE;
+  return FALSE;
+}
+
+/* ---- agreement ---- */
+
+static const char *const assent_cues[] = {
+  "ok", "okay", "agreed", "agree", "+1", "fine by me", "sounds good", "lgtm", "ack", "yes", "yep", "sure",
+  "👍", "let's do that", "makes sense", "works for me", "go for it", "sgtm", "deal", NULL,
+};
+static const char *const leave_cues[] = {
+  "bye", "night", "good night", "cya", "see you", "later", "gotta go", "afk", "brb", NULL,
+};
+
+/* Explicit assent: opened by an assent word, short, no question, no "but", no goodbye. */
+static gboolean
+is_assent (const CatchupCandidate *r)
+{
+  if (r->question || r->words > 8 || catchup_summary_has_any (r->folded, leave_cues) ||
+      catchup_text_has_folded_phrase (r->folded, "but"))
+    return FALSE;
+  for (guint i = 0; assent_cues[i]; i++)
+    if (g_str_has_prefix (r->folded, assent_cues[i]) &&
+        (r->folded[strlen (assent_cues[i])] == '\0' || !g_ascii_isalnum (r->folded[strlen (assent_cues[i])])))
+      return TRUE;
+  return FALSE;
+}
+
+/* A decision or a proposal for the group rather than the speaker's own to-do. */
+static gboolean
+is_group_matter (const CatchupCandidate *c)
+{
+  if (c->worth == CATCHUP_WORTH_DECISION)
+    return TRUE;
+  if (c->worth != CATCHUP_WORTH_PLAN)
+    return FALSE;
+  return catchup_text_has_folded_phrase (c->folded, "we") || catchup_text_has_folded_phrase (c->folded, "let's");
+}
+
+#define ASSENT_SECONDS (5 * 60)
+
+/* Assents that reply to line i: the turns right after it that are all assents by others (the first of them
+ * the next message), or one that names its speaker; within a few minutes, before anyone raises something else. */
+static void
+add_agreement (CatchupSummaryLine *line, GArray *cands, guint i)
+{
+  const CatchupCandidate *c = cand (cands, i);
+  g_autofree char *speaker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
+
+  if (!is_group_matter (c))
+    return;
+  for (guint j = i + 1; j < cands->len && j <= i + REPLY_SPAN; j++) {
+    const CatchupCandidate *r = cand (cands, j);
+    gboolean named = *speaker && catchup_text_has_folded_phrase (r->folded, speaker);
+    if (r->msg->ts - c->msg->ts > ASSENT_SECONDS || g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0)
+      break;
+    if (!is_assent (r)) {
+      if (named)
+        continue;
+      break;  /* someone raised something else: later "ok"s answer that */
+    }
+    gboolean seen = FALSE;
+    for (guint k = 0; k < line->agreed->len && !seen; k++)
+      seen = g_strcmp0 (((CatchupSummaryItem *) line->agreed->pdata[k])->speaker, r->msg->speaker) == 0;
+    if (!seen)
+      g_ptr_array_add (line->agreed, catchup_summary_item_new (NULL, r->msg->id, r->msg->speaker, r->msg->ts,
+                                                               r->clean));
+  }
+}
+
+/* ---- choosing lines ---- */
+
+static gint
+by_score_desc (gconstpointer a, gconstpointer b)
+{
+  const CatchupCandidate *x = *(CatchupCandidate *const *) a;
+  const CatchupCandidate *y = *(CatchupCandidate *const *) b;
+  if (x->score != y->score)
+    return x->score < y->score ? 1 : -1;
+  /* ties go to the later line: what holds now */
+  return x->index < y->index ? 1 : (x->index > y->index ? -1 : 0);
+}
+
+/* Mostly the same words as lines already chosen: a bot echo of a human line, a repeated status. */
+static gboolean
+is_redundant (const CatchupCandidate *c, GHashTable *covered)
+{
+  if (c->gaps->len > 0 || c->terms->len == 0)
+    return FALSE;
+  return catchup_summary_overlap (c->terms, covered) * 10 >= c->terms->len * 9;
+}
+
+typedef struct {
+  GArray *cands;
+  GPtrArray *order;        /* CatchupCandidate *, best first */
+  GHashTable *covered;     /* terms of the chosen lines */
+  Budget budget;
+  guint entries, rendered;
+} Chooser;
+
+/* What a chosen candidate costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
+static guint
+cost (const CatchupCandidate *c, GArray *cands)
+{
+  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len;
+  if (c->asked >= 0 && needs_question (c) && !cand (cands, c->asked)->chosen)
+    n++;
+  return n;
+}
+
+static gboolean
+take (Chooser *ch, CatchupCandidate *c, gboolean forced)
+{
+  if (c->chosen || c->covered || c->superseded_by >= 0 || c->score <= 0 || is_redundant (c, ch->covered))
+    return FALSE;
+  guint n = MIN (cost (c, ch->cands), 3);
+  if (!forced && (ch->entries >= ch->budget.entries || ch->rendered + n > ch->budget.rendered))
+    return FALSE;
+  /* an answer that needs its question is shown under it: the line is the question's */
+  if (c->asked >= 0 && needs_question (c)) {
+    CatchupCandidate *q = cand (ch->cands, c->asked);
+    if (q->chosen)
+      return FALSE;
+    c->covered = TRUE;
+    c = q;
+  }
+  c->chosen = TRUE;
+  if (c->answer >= 0)
+    cand (ch->cands, c->answer)->covered = TRUE;
+  ch->entries++;
+  ch->rendered += n;
+  for (guint t = 0; t < c->terms->len; t++)
+    g_hash_table_add (ch->covered, c->terms->pdata[t]);
+  return TRUE;
+}
+
+/* The last quarter of the window always gets lines, and its last decision always one: what holds now is what a
+ * returning reader needs most. Then the best of the whole window, whatever its place. */
+static void
+choose (GArray *cands, Budget budget)
+{
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
+  Chooser ch = { cands, order, covered, budget, 0, 0 };
+  guint tail = cands->len - cands->len / 4;
+
+  for (guint i = 0; i < cands->len; i++)
+    if (cand (cands, i)->score > 0)
+      g_ptr_array_add (order, cand (cands, i));
+  g_ptr_array_sort (order, by_score_desc);
+
+  for (guint i = cands->len; i-- > 0;) {
+    CatchupCandidate *c = cand (cands, i);
+    if (c->worth == CATCHUP_WORTH_DECISION && c->score > 0 && take (&ch, c, TRUE))
+      break;
+  }
+  guint tail_quota = MAX (1, budget.entries / 4);
+  for (guint i = 0, got = 0; i < order->len && got < tail_quota; i++) {
+    CatchupCandidate *c = order->pdata[i];
+    if (c->index >= cand (cands, MIN (tail, cands->len - 1))->index && take (&ch, c, FALSE))
+      got++;
+  }
+  for (guint i = 0; i < order->len; i++)
+    take (&ch, order->pdata[i], FALSE);
+}
+
+/* ---- lines ---- */
+
+static CatchupSection
+section_of (const CatchupCandidate *c)
+{
+  switch (c->worth) {
+  case CATCHUP_WORTH_DECISION:
+    return CATCHUP_SECTION_DECISIONS;
+  case CATCHUP_WORTH_QUESTION:
+  case CATCHUP_WORTH_REQUEST:
+    return CATCHUP_SECTION_ASKED;
+  case CATCHUP_WORTH_PLAN:
+  case CATCHUP_WORTH_ACTION:
+    return CATCHUP_SECTION_PLANS;
+  default:
+    return c->question ? CATCHUP_SECTION_ASKED : CATCHUP_SECTION_NEWS;
+  }
+}
+
+static void
+add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, guint max_chars)
+{
+  const CatchupCandidate *a = cand (cands, c->answer);
+  if (!a) {
+    line->no_reply = section_of (c) == CATCHUP_SECTION_ASKED;
+    return;
+  }
+  g_autofree char *text = catchup_summary_excerpt (a->clean, NULL, max_chars);
+  g_ptr_array_add (line->reply, catchup_summary_item_new (NULL, a->msg->id, a->msg->speaker, a->msg->ts, text));
+  g_ptr_array_add (line->sources, g_strdup (a->msg->id));
+}
+
+static void
+add_replaced (CatchupSummaryLine *line, const CatchupCandidate *c, guint max_chars)
+{
+  for (guint i = 0; i < c->replaces->len; i++) {
+    CatchupMessage *m = c->replaces->pdata[i];
+    g_autofree char *clean = catchup_summary_clean (m->text);
+    g_autoptr (GHashTable) focus = catchup_summary_term_set (c->terms);
+    g_autofree char *text = catchup_summary_excerpt (clean, focus, max_chars);
+    g_ptr_array_add (line->supersedes, catchup_summary_item_new (NULL, m->id, m->speaker, m->ts, text));
+  }
+}
+
+/* The line's text keeps a gap-bearing line's expression in view, or its reference dangles. */
+static char *
+line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
+{
+  /* a question shown with its answer must show what it asks */
+  g_autoptr (GHashTable) focus = c->answer >= 0 ? catchup_summary_question_focus (c->clean)
+                                                : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; mem && c->answer < 0 && i < c->gaps->len; i++) {
+    CatchupGap *gap = mem->gaps->pdata[g_array_index (c->gaps, guint, i)];
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (gap->expression);
+    for (guint t = 0; t < terms->len; t++)
+      g_hash_table_add (focus, g_strdup (terms->pdata[t]));
+  }
+  return catchup_summary_excerpt (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
+}
+
+static CatchupSummaryLine *
+make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
+{
+  CatchupCandidate *c = cand (cands, i);
+  g_autofree char *text = line_text (c, mem, b->line_chars);
+  CatchupSummaryLine *line = catchup_summary_line_new (section_of (c), c->msg->id, c->msg->speaker, c->msg->ts,
+                                                       text);
+  g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&c->context));
+  c->context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
+  add_replaced (line, c, b->context_chars);
+  add_agreement (line, cands, i);
+  if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
+    add_reply (line, cands, c, b->context_chars);
+  return line;
+}
+
+/* ---- the summary ---- */
+
+/* A line whose reference the memory resolves is what the memory is for: it weighs more. */
+#define RESOLVED_BONUS 1.0
+
+static void
+weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
+{
+  g_autoptr (CatchupSummaryRefs) refs = NULL;
+  g_autoptr (GHashTable) introduced = g_hash_table_new (g_str_hash, g_str_equal);
+
+  if (!mem || !mem->turns || mem->turns->len == 0)
+    return;
+  refs = catchup_summary_refs_new (mem);
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = cand (cands, i);
+    if ((c->score > 0 || c->gaps->len > 0) && c->words >= 3) {
+      catchup_summary_resolve (c->context, c, refs, introduced, max_chars);
+      if (c->context->len > 0)
+        c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
+    }
+    for (guint t = 0; t < c->terms->len; t++)
+      g_hash_table_add (introduced, c->terms->pdata[t]);
+  }
+}
+
+/* Items are dropped where the budget is exceeded, from the line with the most: "no reply yet" first, then
+ * agreement, references and replaced states; answers stay with their questions. */
+static void
+fit_items (GPtrArray *lines, guint rendered)
+{
+  guint total = 0;
+  for (guint i = 0; i < lines->len; i++) {
+    CatchupSummaryLine *l = lines->pdata[i];
+    total += 1 + l->context->len + l->supersedes->len + l->reply->len + (l->agreed->len > 0) + l->no_reply;
+  }
+  while (total > rendered) {
+    CatchupSummaryLine *most = NULL;
+    guint most_n = 0;
+    for (guint i = 0; i < lines->len; i++) {
+      CatchupSummaryLine *l = lines->pdata[i];
+      guint n = l->context->len + l->supersedes->len + (l->agreed->len > 0) + l->no_reply;
+      if (n > most_n)
+        most = l, most_n = n;
+    }
+    if (!most)
+      return;
+    if (most->no_reply)
+      most->no_reply = FALSE;
+    else if (most->agreed->len > 0)
+      g_ptr_array_set_size (most->agreed, 0);
+    else if (most->context->len > 0)
+      g_ptr_array_set_size (most->context, most->context->len - 1);
+    else
+      g_ptr_array_set_size (most->supersedes, most->supersedes->len - 1);
+    total--;
+  }
+}
+
+void
+catchup_summary_options_init (CatchupSummaryOptions *opts)
+{
+  memset (opts, 0, sizeof *opts);
+  opts->length = CATCHUP_LENGTH_NORMAL;
+}
+
+#define LEFT_OUT_TERMS 5
+
+CatchupSummary *
+catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const CatchupSummaryOptions *opts)
+{
+  CatchupSummaryOptions defaults;
+  if (!opts) {
+    catchup_summary_options_init (&defaults);
+    opts = &defaults;
+  }
+  const LengthProfile *profile = &profiles[opts->length <= CATCHUP_LENGTH_DETAILED ? opts->length
+                                                                                  : CATCHUP_LENGTH_NORMAL];
+  CatchupSummary *summary = catchup_summary_new (window);
+  g_autoptr (GArray) cands = make_candidates (window, mem);
+
+  link_answers (cands);
+  weigh_references (cands, mem, profile->context_chars);
+  guint topics = catchup_summary_topics (cands);
+  catchup_summary_supersede (cands, mem);
+  Budget budget = budget_for (profile, cands, topics);
+  choose (cands, budget);
+  for (guint i = 0; i < cands->len; i++)
+    if (cand (cands, i)->chosen)
+      g_ptr_array_add (summary->lines, make_line (cands, i, mem, &budget));
+  fit_items (summary->lines, budget.rendered);
+  summary->topics_left_out = catchup_summary_left_out (cands, summary->left_out_terms, LEFT_OUT_TERMS);
+  /* still in time order here, so "For you" is too */
+  catchup_summary_mark_for_you (summary, window, opts->me);
+  catchup_summary_sort_lines (summary->lines);
+  return summary;
+}

@@ -1,0 +1,345 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "catchup-summary-private.h"
+#include "catchup-text.h"
+
+/*
+ * Topics and the latest state. Turns belong to one topic when one answers the other, or when they share what
+ * names a topic: an issue or PR number, a name, a date, a number, a rare word. Within a topic a later turn that
+ * changes a date, a time, a number or a person of an earlier one, with a word that says so ("moves to", "from
+ * now on", "instead"), supersedes it: the summary shows the later one, with what it replaced, and never the
+ * earlier as current. Memory turns older than the window can be revised the same way.
+ */
+
+/* ---- union-find over candidates ---- */
+
+static guint
+root (guint *parent, guint i)
+{
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+static void
+join (guint *parent, guint a, guint b)
+{
+  a = root (parent, a);
+  b = root (parent, b);
+  if (a != b)
+    parent[MAX (a, b)] = MIN (a, b);
+}
+
+/* ---- words that name a topic ---- */
+
+static GHashTable *
+document_frequency (GArray *cands)
+{
+  GHashTable *df = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+    for (guint t = 0; t < c->terms->len; t++) {
+      char *term = c->terms->pdata[t];
+      if (!g_hash_table_add (seen, term))
+        continue;
+      g_hash_table_insert (df, term, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (df, term)) + 1));
+    }
+  }
+  return df;
+}
+
+static guint
+rare_limit (GArray *cands)
+{
+  return MAX (2, cands->len / 8);
+}
+
+/* Rare terms both share (rare in the window: at most limit turns use them). */
+static guint
+shared_rare (const CatchupCandidate *a, const CatchupCandidate *b, GHashTable *df, guint limit)
+{
+  g_autoptr (GHashTable) set = g_hash_table_new (g_str_hash, g_str_equal);
+  guint n = 0;
+  for (guint t = 0; t < a->terms->len; t++)
+    if (strlen (a->terms->pdata[t]) >= 3 && GPOINTER_TO_UINT (g_hash_table_lookup (df, a->terms->pdata[t])) <= limit)
+      g_hash_table_add (set, a->terms->pdata[t]);
+  for (guint t = 0; t < b->terms->len; t++)
+    n += g_hash_table_remove (set, b->terms->pdata[t]);
+  return n;
+}
+
+/* Turns this close may continue each other's topic on one rare word; farther apart they need two. */
+#define NEAR_TURNS 3
+#define TOPIC_REACH 80
+
+guint
+catchup_summary_topics (GArray *cands)
+{
+  g_autofree guint *parent = g_new (guint, MAX (cands->len, 1));
+  g_autoptr (GHashTable) df = document_frequency (cands);
+  g_autoptr (GHashTable) worthy = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint limit = rare_limit (cands);
+
+  for (guint i = 0; i < cands->len; i++)
+    parent[i] = i;
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    if (c->asked >= 0)
+      join (parent, i, c->asked);
+    for (guint j = i > TOPIC_REACH ? i - TOPIC_REACH : 0; j < i; j++) {
+      guint shared = shared_rare (c, &g_array_index (cands, CatchupCandidate, j), df, limit);
+      if (shared >= 2 || (shared >= 1 && i - j <= NEAR_TURNS))
+        join (parent, i, j);
+    }
+  }
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    c->topic = root (parent, i);
+    if (c->score >= 1.0)
+      g_hash_table_add (worthy, GUINT_TO_POINTER (c->topic + 1));
+  }
+  return g_hash_table_size (worthy);
+}
+
+/* ---- values: dates, times, numbers, people ---- */
+
+typedef enum { VALUE_DATE, VALUE_TIME, VALUE_NUMBER, VALUE_PERSON, N_VALUE_KINDS } ValueKind;
+
+static const char *const date_words[] = {
+  "mon", "monday", "tue", "tues", "tuesday", "wed", "wednesday", "thu", "thur", "thurs", "thursday", "fri",
+  "friday", "sat", "saturday", "sun", "sunday", "jan", "january", "feb", "february", "mar", "march", "apr",
+  "april", "may", "jun", "june", "jul", "july", "aug", "august", "sep", "sept", "september", "oct", "october",
+  "nov", "november", "dec", "december", "tomorrow", "tonight", "today", NULL,
+};
+
+static gboolean
+in_words (const char *w, const char *const *list)
+{
+  for (guint i = 0; list[i]; i++)
+    if (strcmp (w, list[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static ValueKind
+kind_of_word (const char *w)
+{
+  gsize len = strlen (w);
+  if (in_words (w, date_words))
+    return VALUE_DATE;
+  if (strchr (w, ':') && g_ascii_isdigit (w[0]))
+    return VALUE_TIME;
+  if (len > 2 && g_ascii_isdigit (w[0]) && (g_str_has_suffix (w, "am") || g_str_has_suffix (w, "pm")))
+    return VALUE_TIME;
+  if (len > 2 && g_ascii_isdigit (w[0]) && (g_str_has_suffix (w, "st") || g_str_has_suffix (w, "nd") ||
+                                            g_str_has_suffix (w, "rd") || g_str_has_suffix (w, "th")))
+    return VALUE_DATE;
+  if (g_ascii_isdigit (w[0]) || (w[0] == '#' && g_ascii_isdigit (w[1])))
+    return VALUE_NUMBER;
+  return N_VALUE_KINDS;
+}
+
+typedef struct {
+  GHashTable *values[N_VALUE_KINDS];  /* casefolded value words */
+  GHashTable *words;                  /* content terms that are not values */
+} Facts;
+
+static void
+facts_clear (Facts *f)
+{
+  for (guint k = 0; k < N_VALUE_KINDS; k++)
+    g_clear_pointer (&f->values[k], g_hash_table_unref);
+  g_clear_pointer (&f->words, g_hash_table_unref);
+}
+
+/* The values a text states and its other content terms. People are the room's speakers it names. */
+static void
+facts_of (Facts *f, const char *text, const char *own_speaker, GHashTable *people)
+{
+  g_autofree char *folded = g_utf8_casefold (text ? text : "", -1);
+  g_auto (GStrv) words = g_strsplit_set (folded, " ,;()[]!?\"", -1);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (text);
+  g_autofree char *own = g_utf8_casefold (own_speaker ? own_speaker : "", -1);
+
+  for (guint k = 0; k < N_VALUE_KINDS; k++)
+    f->values[k] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; words[i]; i++) {
+    char *w = words[i];
+    gsize len = strlen (w);
+    while (len > 0 && strchr (".:", w[len - 1]))
+      w[--len] = '\0';
+    if (!*w)
+      continue;
+    ValueKind k = kind_of_word (w);
+    if (k == N_VALUE_KINDS && g_hash_table_contains (people, w) && strcmp (w, own) != 0)
+      k = VALUE_PERSON;
+    if (k != N_VALUE_KINDS)
+      g_hash_table_add (f->values[k], g_strdup (w));
+  }
+  f->words = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint t = 0; t < terms->len; t++) {
+    const char *term = terms->pdata[t];
+    if (kind_of_word (term) == N_VALUE_KINDS && !g_hash_table_contains (people, term))
+      g_hash_table_add (f->words, g_strdup (term));
+  }
+}
+
+/* A kind of value both state, with a value the later one has and the earlier has not. */
+static gboolean
+changes_value (const Facts *later, const Facts *earlier)
+{
+  for (guint k = 0; k < N_VALUE_KINDS; k++) {
+    if (g_hash_table_size (later->values[k]) == 0 || g_hash_table_size (earlier->values[k]) == 0)
+      continue;
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init (&it, later->values[k]);
+    while (g_hash_table_iter_next (&it, &v, NULL))
+      if (!g_hash_table_contains (earlier->values[k], v))
+        return TRUE;
+  }
+  return FALSE;
+}
+
+static guint
+shared_words (const Facts *a, const Facts *b)
+{
+  guint n = 0;
+  GHashTableIter it;
+  gpointer w;
+  g_hash_table_iter_init (&it, a->words);
+  while (g_hash_table_iter_next (&it, &w, NULL))
+    n += g_hash_table_contains (b->words, w);
+  return n;
+}
+
+/* Words that say a state changed. */
+static const char *const revision_cues[] = {
+  "moves to", "moved to", "move to", "moving to", "now", "instead", "changed", "change to", "from now on",
+  "no longer", "actually", "correction", "update", "updated", "rescheduled", "postponed", "pushed to",
+  "pushed back", "new date", "new time", "takes over", "taking over", "not anymore", "anymore", "switch to",
+  "switched to", "replaced", "replaces", "rather", "after all", "scratch that", NULL,
+};
+
+static GHashTable *
+people_of (GArray *cands, CatchupMemory *mem)
+{
+  GHashTable *people = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < cands->len; i++) {
+    const char *s = g_array_index (cands, CatchupCandidate, i).msg->speaker;
+    if (s && *s)
+      g_hash_table_add (people, g_utf8_casefold (s, -1));
+  }
+  for (guint i = 0; mem && mem->turns && i < mem->turns->len; i++) {
+    const char *s = ((CatchupMessage *) mem->turns->pdata[i])->speaker;
+    if (s && *s)
+      g_hash_table_add (people, g_utf8_casefold (s, -1));
+  }
+  return people;
+}
+
+/* Memory turns revised at most this many per line: the latest states they replace. */
+#define MAX_REPLACED 2
+
+static void
+supersede_memory (CatchupCandidate *c, const Facts *fc, CatchupMemory *mem, GHashTable *people, gint64 start)
+{
+  for (guint i = mem && mem->turns ? mem->turns->len : 0; i-- > 0 && c->replaces->len < MAX_REPLACED;) {
+    CatchupMessage *t = mem->turns->pdata[i];
+    if (t->ts >= start)
+      continue;
+    Facts ft = { 0 };
+    facts_of (&ft, t->text, t->speaker, people);
+    if (shared_words (fc, &ft) >= 2 && changes_value (fc, &ft))
+      g_ptr_array_add (c->replaces, t);
+    facts_clear (&ft);
+  }
+}
+
+void
+catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
+{
+  g_autoptr (GHashTable) people = people_of (cands, mem);
+  g_autofree Facts *facts = g_new0 (Facts, MAX (cands->len, 1));
+  gint64 start = cands->len ? g_array_index (cands, CatchupCandidate, 0).msg->ts : 0;
+
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    facts_of (&facts[i], c->clean, c->msg->speaker, people);
+  }
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    if (c->score <= 0 || c->question || !catchup_summary_has_any (c->folded, revision_cues))
+      continue;
+    for (guint j = i; j-- > 0;) {
+      CatchupCandidate *e = &g_array_index (cands, CatchupCandidate, j);
+      guint shared = shared_words (&facts[i], &facts[j]);
+      if (e->score <= 0 || e->superseded_by >= 0 || e->question)
+        continue;
+      if ((shared >= 2 || (shared >= 1 && e->topic == c->topic)) && changes_value (&facts[i], &facts[j])) {
+        e->superseded_by = i;
+        g_ptr_array_add (c->replaces, e->msg);
+      }
+    }
+    if (c->replaces->len == 0)
+      supersede_memory (c, &facts[i], mem, people, start);
+  }
+  for (guint i = 0; i < cands->len; i++)
+    facts_clear (&facts[i]);
+}
+
+/* ---- what did not fit ---- */
+
+#define LEFT_OUT_SCORE 1.5
+
+/* The keyword of a topic: its best line's rarest longer term. */
+static const char *
+keyword (const CatchupCandidate *c, GHashTable *df)
+{
+  const char *best = NULL;
+  guint best_df = G_MAXUINT;
+  for (guint t = 0; t < c->terms->len; t++) {
+    const char *term = c->terms->pdata[t];
+    guint d = GPOINTER_TO_UINT (g_hash_table_lookup (df, term));
+    if (strlen (term) >= 4 && !g_ascii_isdigit (term[0]) && d < best_df) {
+      best = term;
+      best_df = d;
+    }
+  }
+  return best;
+}
+
+guint
+catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
+{
+  g_autoptr (GHashTable) shown = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) best = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) df = document_frequency (cands);
+  guint n = 0;
+
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    gpointer key = GUINT_TO_POINTER (c->topic + 1);
+    CatchupCandidate *b = g_hash_table_lookup (best, key);
+    if (c->chosen || c->covered || c->superseded_by >= 0)
+      g_hash_table_add (shown, key);
+    if (c->score >= LEFT_OUT_SCORE && c->superseded_by < 0 && (!b || c->score > b->score))
+      g_hash_table_insert (best, key, c);
+  }
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    gpointer key = GUINT_TO_POINTER (c->topic + 1);
+    if (g_hash_table_lookup (best, key) != c || g_hash_table_contains (shown, key))
+      continue;
+    n++;
+    const char *k = keyword (c, df);
+    if (k && terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
+      g_ptr_array_add (terms_out, g_strdup (k));
+  }
+  return n;
+}

@@ -1,0 +1,252 @@
+#include "config.h"
+
+#include "catchup-plugin-private.h"
+
+#include <string.h>
+
+/*
+ * Questions to the room and per-person catch-ups: /catchup ask QUESTION and /catchup @nick. Both are answered
+ * locally, never posted. The work runs on the history writer's thread, after every message queued before it
+ * is written (so the records of what was just said exist), and the answer comes back to the main loop, which
+ * looks the conversation up again.
+ */
+
+typedef struct {
+  CatchupRoomKey *key;
+  char *question;   /* ask */
+  char *person;     /* @nick */
+  guint budget;
+  guint window;     /* messages of the per-person window */
+} SocialJob;
+
+static void
+social_job_free (SocialJob *job)
+{
+  catchup_room_key_free (job->key);
+  g_free (job->question);
+  g_free (job->person);
+  g_free (job);
+}
+
+/* What the worker hands back: one of the two results, or a message for the user. */
+typedef struct {
+  CatchupAskResult *ask;
+  CatchupAbout *about;
+  guint window_len;
+} SocialResult;
+
+static void
+social_result_free (SocialResult *res)
+{
+  if (res == NULL)
+    return;
+  catchup_ask_result_free (res->ask);
+  catchup_about_free (res->about);
+  g_free (res);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SocialResult, social_result_free)
+
+static gint64
+job_room (CatchupStore *store, const SocialJob *job, GError **error)
+{
+  g_autofree char *spec = catchup_room_key_spec (job->key);
+  gint64 room = catchup_store_find_room (store, spec, error);
+
+  if (room == 0 && error && *error && (*error)->code == CATCHUP_ERROR_NOT_FOUND)
+    {
+      g_clear_error (error);
+      g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND, _("Nothing of this room is indexed yet."));
+    }
+  return room;
+}
+
+static gpointer
+ask_call (CatchupStore *store, gpointer data, GError **error)
+{
+  SocialJob *job = data;
+  g_autoptr (SocialResult) res = g_new0 (SocialResult, 1);
+  gint64 room = job_room (store, job, error);
+  CatchupOptions opts;
+
+  if (room == 0)
+    return NULL;
+  catchup_options_init (&opts);
+  opts.memory.budget = job->budget;
+  res->ask = catchup_engine_ask (store, room, job->question, &opts, NULL, NULL, error);
+  return res->ask ? g_steal_pointer (&res) : NULL;
+}
+
+static gpointer
+about_call (CatchupStore *store, gpointer data, GError **error)
+{
+  SocialJob *job = data;
+  g_autoptr (SocialResult) res = g_new0 (SocialResult, 1);
+  g_autoptr (GPtrArray) window = NULL;
+  gint64 room = job_room (store, job, error);
+
+  if (room == 0 || (window = catchup_store_before (store, room, NULL, job->window, error)) == NULL)
+    return NULL;
+  res->window_len = window->len;
+  res->about = catchup_about_build (store, room, window, job->person, error);
+  return res->about ? g_steal_pointer (&res) : NULL;
+}
+
+/* ---------- rendering (plain text; the output escapes it) ---------- */
+
+static void
+append_turn (GString *out, const CatchupMessage *m, gboolean latest)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_local (m->ts);
+  g_autofree char *when = dt ? g_date_time_format (dt, "%a %H:%M") : g_strdup ("?");
+
+  g_string_append_printf (out, "\n  [%s] %s: %s", when, m->speaker, m->text);
+  if (latest)
+    g_string_append (out, _(" (latest)"));
+}
+
+static void
+append_turns (GString *out, const char *heading, GPtrArray *msgs)
+{
+  if (msgs->len == 0)
+    return;
+  g_string_append_printf (out, "\n%s", heading);
+  for (guint i = 0; i < msgs->len; i++)
+    append_turn (out, msgs->pdata[i], FALSE);
+}
+
+static void
+append_records (GString *out, const char *heading, GPtrArray *records)
+{
+  if (records->len == 0)
+    return;
+  g_string_append_printf (out, "\n%s", heading);
+  for (guint i = 0; i < records->len; i++)
+    {
+      const CatchupRecord *r = records->pdata[i];
+
+      g_string_append_printf (out, "\n  %s: %s", r->source, r->text);
+    }
+}
+
+static char *
+render_ask (const CatchupAskResult *res)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, _("Asked: %s"), res->query->question);
+  for (guint i = 0; i < res->rows->len; i++)
+    {
+      const CatchupAskRow *row = res->rows->pdata[i];
+
+      if (row->person != NULL && row->turns->len == 0)
+        {
+          g_string_append_c (out, '\n');
+          g_string_append_printf (out, _("%s: nothing on this"), row->person);
+          continue;
+        }
+      g_string_append_printf (out, "\n%s:", row->person ? row->person : _("the room"));
+      for (guint t = 0; t < row->turns->len; t++)
+        {
+          const CatchupMessage *m = row->turns->pdata[t];
+
+          append_turn (out, m, g_strcmp0 (m->id, row->latest_id) == 0);
+        }
+    }
+  if (res->rows->len == 0 || res->memory->turns->len == 0)
+    g_string_append_printf (out, "\n%s", _("Nothing in this room's history answers that."));
+  return g_string_free (out, FALSE);
+}
+
+static char *
+render_about (const CatchupAbout *about, guint window_len)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, ngettext ("Catch-up on %s (the last %u message):", "Catch-up on %s (the last %u messages):",
+                                         window_len),
+                          about->person, window_len);
+  if (about->said->len + about->asked->len + about->open->len == 0)
+    g_string_append_printf (out, "\n%s", _("Nothing from or about them here."));
+  append_turns (out, _("Said:"), about->said);
+  append_records (out, _("Decided:"), about->decided);
+  append_records (out, _("Committed to:"), about->committed);
+  append_turns (out, _("Asked or mentioned by others:"), about->asked);
+  append_records (out, _("Open commitments:"), about->open);
+  return g_string_free (out, FALSE);
+}
+
+static void
+social_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (CatchupRoomKey) key = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SocialResult) result = NULL;
+  g_autofree char *text = NULL;
+  PurpleConversation *conv;
+
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (res))))
+    return;
+  result = catchup_writer_call_finish (catchup_plugin.writer, res, &error);
+  if ((conv = catchup_room_key_find_conv (key)) == NULL)
+    return;
+  if (result == NULL)
+    text = g_strdup (error ? error->message : _("No answer."));
+  else if (result->ask)
+    text = render_ask (result->ask);
+  else
+    text = render_about (result->about, result->window_len);
+  catchup_output_local (conv, text);
+}
+
+static void
+social_start (PurpleConversation *conv, SocialJob *job, CatchupWriterFunc func)
+{
+  CatchupRoomSettings settings;
+
+  catchup_room_settings_get (conv, &settings);
+  job->key = catchup_room_key_new (conv);
+  job->budget = settings.budget > 0 ? (guint) settings.budget : CATCHUP_DEFAULT_BUDGET;
+  job->window = settings.max_window > 0 ? (guint) settings.max_window : 100;
+  catchup_room_settings_clear (&settings);
+  catchup_writer_call_async (catchup_plugin.writer, func, job, (GDestroyNotify) social_job_free,
+                             (GDestroyNotify) social_result_free, catchup_plugin.cancellable, social_done,
+                             catchup_room_key_copy (job->key));
+}
+
+gboolean
+catchup_social_dispatch (PurpleConversation *conv, char **words)
+{
+  SocialJob *job;
+
+  if (words[0] == NULL)
+    return FALSE;
+  if (g_ascii_strcasecmp (words[0], "ask") == 0)
+    {
+      g_autofree char *question = g_strjoinv (" ", words + 1);
+
+      if (*g_strstrip (question) == '\0')
+        {
+          /* TRANSLATORS: keep "/catchup ask" as it is */
+          catchup_output_local (conv, _("Usage: /catchup ask QUESTION, e.g. /catchup ask what did everyone "
+                                        "think of the new office?"));
+          return TRUE;
+        }
+      job = g_new0 (SocialJob, 1);
+      job->question = g_steal_pointer (&question);
+    }
+  else if (words[0][0] == '@' && words[0][1] != '\0' && words[1] == NULL)
+    {
+      job = g_new0 (SocialJob, 1);
+      job->person = g_strdup (words[0] + 1);
+    }
+  else
+    return FALSE;
+  if (catchup_plugin.writer == NULL)
+    {
+      social_job_free (job);
+      catchup_output_local (conv, _("The catch-up history is not available (the database could not be opened)."));
+      return TRUE;
+    }
+  social_start (conv, job, job->question ? ask_call : about_call);
+  return TRUE;
+}

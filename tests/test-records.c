@@ -1,0 +1,321 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "catchup-store-private.h"
+#include "test-util.h"
+
+static const char *const roster[] = { "alice", "bob", "carol", "dave", NULL };
+
+/* The records one line yields, as "kind owner[!]" words (! marks a request), space-separated. */
+static char *
+extract (const char *speaker, const char *text)
+{
+  g_autoptr (CatchupMessage) m = catchup_message_new ("m1", 100, speaker, text);
+  g_autoptr (GPtrArray) recs = catchup_records_extract (m, roster);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < recs->len; i++)
+    {
+      CatchupRecord *r = recs->pdata[i];
+
+      g_assert_cmpstr (r->source, ==, speaker);
+      g_assert_cmpstr (r->msg_id, ==, "m1");
+      g_string_append_printf (out, "%s%s %s%s", out->len ? " " : "", catchup_record_kind_to_string (r->kind),
+                              *r->owner ? r->owner : "group", (r->flags & CATCHUP_RECORD_FLAG_REQUEST) ? "!" : "");
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+has (const char *got, const char *want)
+{
+  g_autofree char *padded = g_strdup_printf (" %s ", got);
+  g_autofree char *needle = g_strdup_printf (" %s ", want);
+
+  return strstr (padded, needle) != NULL;
+}
+
+#define ASSERT_HAS(speaker, text, want) \
+  G_STMT_START { \
+    g_autofree char *got_ = extract (speaker, text); \
+    if (!has (got_, want)) \
+      g_error ("%s: \"%s\" gave \"%s\", wanted \"%s\"", speaker, text, got_, want); \
+  } G_STMT_END
+#define ASSERT_LACKS(speaker, text, unwanted) \
+  G_STMT_START { \
+    g_autofree char *got_ = extract (speaker, text); \
+    if (has (got_, unwanted)) \
+      g_error ("%s: \"%s\" gave \"%s\", which should not hold \"%s\"", speaker, text, got_, unwanted); \
+  } G_STMT_END
+
+static void
+test_phrase (void)
+{
+  g_autofree char *folded = catchup_records_fold ("I’LL do it, it’s DONE");
+
+  g_assert_cmpstr (folded, ==, "i'll do it, it's done");
+  g_assert_true (catchup_records_has_phrase (folded, "i'll"));
+  g_assert_true (catchup_records_has_phrase (folded, "done"));
+  g_assert_false (catchup_records_has_phrase ("that is undone", "done"));
+  g_assert_false (catchup_records_has_phrase ("donezo", "done"));
+  g_assert_true (catchup_records_has_phrase ("+1 from me", "+1"));
+  g_assert_false (catchup_records_has_phrase ("", "done"));
+  g_assert_true (catchup_records_has_phrase ("ça, c'est fait: done.", "done"));
+}
+
+static void
+test_commitment (void)
+{
+  ASSERT_HAS ("alice", "I'll book the table for Friday", "commitment alice");
+  ASSERT_HAS ("alice", "I will send the agenda", "commitment alice");
+  ASSERT_HAS ("bob", "on it", "commitment bob");
+  ASSERT_LACKS ("bob", "the illness went away", "commitment bob");
+}
+
+static void
+test_decision (void)
+{
+  ASSERT_HAS ("carol", "ok, decided: we ship on Monday", "decision group");
+  ASSERT_HAS ("carol", "let's go with Postgres", "decision group");
+  ASSERT_HAS ("carol", "From now on the standup is at ten", "decision group");
+  ASSERT_HAS ("carol", "we're doing the migration in March", "decision group");
+  ASSERT_LACKS ("carol", "the vote went nowhere", "decision group");
+}
+
+static void
+test_stance (void)
+{
+  ASSERT_HAS ("dave", "I think the old schema is fine", "stance dave");
+  ASSERT_HAS ("dave", "I'd rather wait a week", "stance dave");
+  ASSERT_HAS ("dave", "strongly against a rewrite", "stance dave");
+  ASSERT_HAS ("dave", "+1", "stance dave");
+}
+
+static void
+test_ownership (void)
+{
+  ASSERT_HAS ("alice", "bob owns the release notes", "relation bob");
+  ASSERT_HAS ("alice", "carol is RM from now", "decision carol");
+  ASSERT_HAS ("alice", "my sister is visiting this week", "relation alice");
+}
+
+static void
+test_fact (void)
+{
+  ASSERT_HAS ("alice", "dave is away until Monday", "fact dave");
+  ASSERT_HAS ("bob", "I'm off on Friday", "fact bob");
+}
+
+static void
+test_status (void)
+{
+  ASSERT_HAS ("bob", "merged the fix", "status bob");
+  ASSERT_HAS ("bob", "blocked on the review", "status bob");
+  ASSERT_HAS ("bob", "done!", "status bob");
+}
+
+static void
+test_request (void)
+{
+  /* who is addressed owns the request, not who asked */
+  ASSERT_HAS ("alice", "bob: can you review the patch?", "commitment bob!");
+  ASSERT_HAS ("alice", "@carol could you check the invoice", "commitment carol!");
+  ASSERT_HAS ("alice", "please take a look, dave", "commitment dave!");
+  ASSERT_LACKS ("alice", "can you believe it", "commitment alice!");
+  /* the asker's own name never makes them the owner */
+  ASSERT_LACKS ("alice", "alice: can you all vote", "commitment alice!");
+}
+
+static void
+test_empty (void)
+{
+  g_autoptr (CatchupMessage) m = catchup_message_new ("m1", 1, "alice", "lol");
+  g_autoptr (CatchupMessage) ev = catchup_message_new ("m2", 1, "alice", "I'll be back");
+  g_autoptr (GPtrArray) none = catchup_records_extract (m, roster);
+  g_autoptr (GPtrArray) event = NULL;
+
+  g_assert_cmpuint (none->len, ==, 0);
+  ev->flags |= CATCHUP_MESSAGE_EVENT;
+  event = catchup_records_extract (ev, NULL);
+  g_assert_cmpuint (event->len, ==, 0);
+}
+
+static void
+add_turn (CatchupStore *store, gint64 room, const char *id, gint64 ts, const char *speaker, const char *text)
+{
+  g_autoptr (CatchupMessage) m = catchup_message_new (id, ts, speaker, text);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (catchup_store_add (store, room, m, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static GPtrArray *
+decisions (GPtrArray *recs)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (guint i = 0; i < recs->len; i++)
+    if (((CatchupRecord *) recs->pdata[i])->kind == CATCHUP_RECORD_DECISION)
+      g_ptr_array_add (out, recs->pdata[i]);
+  return out;
+}
+
+/* A decision revised twice: the head is the last, the full view all three in order, linked both ways. */
+static void
+test_chain (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+  g_autoptr (GPtrArray) all = NULL, heads = NULL, chain = NULL;
+  g_autoptr (GPtrArray) all_d = NULL, head_d = NULL;
+  guint n = 0;
+
+  add_turn (store, room, "d1", 100, "alice", "decided: the release goes out on Friday");
+  add_turn (store, room, "x1", 110, "bob", "lunch anyone?");
+  add_turn (store, room, "d2", 200, "carol", "change of plan, the release moves to Monday");
+  add_turn (store, room, "d3", 300, "alice", "final answer: release on Wednesday");
+  add_turn (store, room, "d4", 310, "dave", "decided on pizza for the party");
+  g_assert_true (catchup_records_update (store, room, 0, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, >=, 4);
+
+  all = catchup_records_list (store, room, "", FALSE, &error);
+  g_assert_no_error (error);
+  heads = catchup_records_list (store, room, "", TRUE, &error);
+  g_assert_no_error (error);
+  all_d = decisions (all);
+  head_d = decisions (heads);
+  g_assert_cmpuint (all_d->len, ==, 4);
+  /* the release's head and the unrelated pizza decision */
+  g_assert_cmpuint (head_d->len, ==, 2);
+  g_assert_cmpstr (((CatchupRecord *) head_d->pdata[0])->msg_id, ==, "d3");
+  g_assert_cmpstr (((CatchupRecord *) head_d->pdata[1])->msg_id, ==, "d4");
+
+  chain = catchup_records_chain (store, room, ((CatchupRecord *) all_d->pdata[1])->id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (chain->len, ==, 3);
+  g_assert_cmpstr (((CatchupRecord *) chain->pdata[0])->msg_id, ==, "d1");
+  g_assert_cmpstr (((CatchupRecord *) chain->pdata[1])->msg_id, ==, "d2");
+  g_assert_cmpstr (((CatchupRecord *) chain->pdata[2])->msg_id, ==, "d3");
+  g_assert_cmpint (((CatchupRecord *) chain->pdata[0])->superseded_by, ==, ((CatchupRecord *) chain->pdata[1])->id);
+  g_assert_cmpint (((CatchupRecord *) chain->pdata[2])->supersedes, ==, ((CatchupRecord *) chain->pdata[1])->id);
+  g_assert_cmpint (((CatchupRecord *) chain->pdata[2])->superseded_by, ==, 0);
+}
+
+/* A status of the same owner closes a commitment: the open commitments are the heads of kind commitment. */
+static void
+test_commitment_closed (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+  g_autoptr (GPtrArray) heads = NULL;
+  guint open = 0, status = 0;
+
+  add_turn (store, room, "c1", 100, "bob", "I'll fix the login crash");
+  add_turn (store, room, "c2", 110, "bob", "I'll write the changelog");
+  add_turn (store, room, "c3", 200, "bob", "login crash fixed and merged");
+  g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
+  g_assert_no_error (error);
+  heads = catchup_records_list (store, room, "bob", TRUE, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < heads->len; i++)
+    {
+      CatchupRecord *r = heads->pdata[i];
+
+      open += r->kind == CATCHUP_RECORD_COMMITMENT;
+      status += r->kind == CATCHUP_RECORD_STATUS;
+      if (r->kind == CATCHUP_RECORD_COMMITMENT)
+        g_assert_cmpstr (r->msg_id, ==, "c2");
+    }
+  g_assert_cmpuint (open, ==, 1);
+  g_assert_cmpuint (status, ==, 1);
+}
+
+/* Building is incremental and idempotent: a second run reads nothing, new messages only what is new, and a
+ * bounded run leaves the rest for the next. */
+static void
+test_incremental (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+  guint n = 0;
+
+  add_turn (store, room, "a", 100, "alice", "I'll take the notes");
+  add_turn (store, room, "b", 101, "bob", "I think that works");
+  g_assert_true (catchup_records_update (store, room, 1, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_true (catchup_records_update (store, room, 0, &n, &error));
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_true (catchup_records_update (store, room, 0, &n, &error));
+  g_assert_cmpuint (n, ==, 0);
+  add_turn (store, room, "c", 102, "carol", "merged");
+  g_assert_true (catchup_records_update (store, room, 0, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE room = ?1", room), ==, 3);
+}
+
+/* The importer builds the records of what it stores; forgetting the room removes them. */
+static void
+test_import_and_forget (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+  g_autoptr (CatchupImportResult) result = catchup_import_result_new ();
+  const char *jsonl = "{\"id\":\"1\",\"ts\":\"2026-03-02T09:00:00Z\",\"speaker\":\"alice\",\"text\":\"I'll call the bank\"}\n"
+                      "{\"id\":\"2\",\"ts\":\"2026-03-02T09:01:00Z\",\"speaker\":\"bob\",\"text\":\"let's go with plan B\"}\n";
+  g_autoptr (GInputStream) in = g_memory_input_stream_new_from_data (jsonl, -1, NULL);
+
+  g_assert_true (catchup_import_jsonl_stream (store, in, room, result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE room = ?1", room), ==, 2);
+  g_assert_true (catchup_store_forget_room (store, room, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE ?1 = ?1", 0), ==, 0);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records_state WHERE ?1 = ?1", 0), ==, 0);
+}
+
+/* Retention deletes the records of the messages it deletes. */
+static void
+test_prune (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+
+  add_turn (store, room, "old", 100, "alice", "I'll do the old thing");
+  add_turn (store, room, "new", 1000, "alice", "I'll do the new thing");
+  g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
+  g_assert_true (catchup_store_prune (store, 500, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE room = ?1", room), ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE uid = 'new' AND room = ?1", room), ==, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/catchup/records/phrase", test_phrase);
+  g_test_add_func ("/catchup/records/commitment", test_commitment);
+  g_test_add_func ("/catchup/records/decision", test_decision);
+  g_test_add_func ("/catchup/records/stance", test_stance);
+  g_test_add_func ("/catchup/records/ownership", test_ownership);
+  g_test_add_func ("/catchup/records/fact", test_fact);
+  g_test_add_func ("/catchup/records/status", test_status);
+  g_test_add_func ("/catchup/records/request", test_request);
+  g_test_add_func ("/catchup/records/empty", test_empty);
+  g_test_add_func ("/catchup/records/chain", test_chain);
+  g_test_add_func ("/catchup/records/commitment-closed", test_commitment_closed);
+  g_test_add_func ("/catchup/records/incremental", test_incremental);
+  g_test_add_func ("/catchup/records/import-and-forget", test_import_and_forget);
+  g_test_add_func ("/catchup/records/prune", test_prune);
+  return g_test_run ();
+}
