@@ -398,6 +398,61 @@ test_settings_refused (void)
   e2e_requests.leave_fields_open = FALSE;
 }
 
+/* ---------- times ---------- */
+
+#define SPAN_ROOM "#span"
+
+/* A day's lines from the day before yesterday to an hour ago, stored by a connection of the test's own (as an
+ * import would): every time of the catch-up is in the local zone, none in UTC, and the lines carry their
+ * weekday once the catch-up spans days. */
+static void
+test_times_across_days (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = catchup_store_open (fx.db_path, &error);
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  g_autoptr (GDateTime) first = NULL;
+  g_autofree char *weekday = NULL;
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  gint64 room;
+  PurpleConversation *conv;
+  const char *summary;
+  guint from;
+
+  g_assert_no_error (error);
+  room = catchup_store_ensure_room (store, "prpl-irc", purple_normalize (fx.account,
+                                    purple_account_get_username (fx.account)), SPAN_ROOM, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (conversation); i++)
+    {
+      g_autofree char *id = g_strdup_printf ("span-%u", i);
+
+      g_ptr_array_add (msgs, catchup_message_new (id, now - 2 * 86400 + (gint64) i * 4 * 3600,
+                                                  i % 2 ? "tomas" : "mira", conversation[i][1]));
+    }
+  g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&store, catchup_store_close);
+
+  conv = e2e_join (fx.account, SPAN_ROOM, SPAN_ROOM);
+  g_assert_nonnull (conv);
+  from = e2e_lines->len;
+  e2e_command (conv, "catchup 12");
+  summary = e2e_wait_line (SPAN_ROOM, from, PURPLE_MESSAGE_SYSTEM, "<b>Catch-up</b>", 30000);
+  g_assert_nonnull (summary);
+  g_assert_null (strstr (summary, "UTC"));
+  first = g_date_time_new_from_unix_local (now - 2 * 86400);
+  weekday = g_date_time_format (first, "%a %H:%M");
+  /* the headline starts at the first line, in local time with its weekday; a line shows its day too */
+  g_assert_nonnull (strstr (summary, weekday));
+  g_assert_nonnull (strstr (summary, "<font color=\"#777777\">"));
+  {
+    g_autofree char *line_time = g_strdup_printf ("#777777\">%.3s ", weekday);
+
+    g_assert_nonnull (strstr (summary, line_time));
+  }
+}
+
 /* ---------- set-up ---------- */
 
 static gboolean
@@ -442,6 +497,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-ux/cap-said", test_cap_said);
   g_test_add_func ("/catchup/e2e-ux/post-consent", test_post_consent);
   g_test_add_func ("/catchup/e2e-ux/settings-refused", test_settings_refused);
+  g_test_add_func ("/catchup/e2e-ux/times-across-days", test_times_across_days);
   rc = g_test_run ();
 
   e2e_client_quit ();
