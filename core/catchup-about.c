@@ -26,11 +26,12 @@ catchup_about_resolve (CatchupStore *store, gint64 room, const char *person, GEr
 {
   g_auto (GStrv) roster = catchup_records_roster (store, room, error);
   const char *name = person && person[0] == '@' ? person + 1 : person;
+  g_autofree char *trimmed = g_strstrip (g_strdup (name ? name : ""));
   g_autofree char *want = NULL;
 
   if (roster == NULL)
     return NULL;
-  want = catchup_records_fold (name ? g_strstrip (g_strdup (name)) : "");
+  want = catchup_records_fold (trimmed);
   for (guint i = 0; roster[i]; i++)
     {
       g_autofree char *folded = catchup_records_fold (roster[i]);

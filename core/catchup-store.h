@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
  */
 
-#define CATCHUP_STORE_SCHEMA_VERSION 5
+#define CATCHUP_STORE_SCHEMA_VERSION 6
 
 typedef struct _CatchupStore CatchupStore;
 

@@ -121,7 +121,8 @@ wants_index (PurpleConversation *conv)
   if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_IM
       && !purple_prefs_get_bool (CATCHUP_PREF_INDEX_IMS))
     return FALSE;
-  if (!catchup_privacy_allows_index ())
+  /* IMs are indexed only when the user turned that on themselves; chats only with logging on or consent. */
+  if (purple_conversation_get_type (conv) == PURPLE_CONV_TYPE_CHAT && !catchup_privacy_allows_index ())
     return FALSE;
   catchup_room_settings_get (conv, &settings);
   index = settings.index;

@@ -115,6 +115,43 @@ test_text (void)
   assert_lines (lines, expected, G_N_ELEMENTS (expected));
 }
 
+static const char *
+german (const char *format, gpointer data)
+{
+  /* As libpurple's de.po has them. */
+  if (strcmp (format, "%s entered the room.") == 0)
+    return "%s hat den Raum betreten.";
+  if (strcmp (format, "%s is now known as %s") == 0)
+    return "%s ist jetzt bekannt als %s";
+  if (strcmp (format, "%s left the room (%s).") == 0)
+    return "(%2$s) %1$s hat den Raum verlassen.";
+  return format;
+}
+
+/* Notices in the user's language, through libpurple's translation; positional arguments too. */
+static void
+test_translated (void)
+{
+  static const Expected expected[] = {
+    { CATCHUP_CHATLOG_JOIN, "2026-11-30T07:31:00Z", "bob", NULL, 0 },
+    { CATCHUP_CHATLOG_NICK, "2026-11-30T07:32:00Z", "bob", "bobby", 0 },
+    { CATCHUP_CHATLOG_PART, "2026-11-30T07:33:00Z", "bobby", "Quit: tschüss", 0 },
+    /* English still reads. */
+    { CATCHUP_CHATLOG_JOIN, "2026-11-30T07:34:00Z", "carol", NULL, 0 },
+  };
+  CatchupChatlogContext ctx = context ("2026-11-30T07:30:00Z");
+  g_autoptr (GPtrArray) lines = NULL;
+
+  ctx.translate = german;
+  lines = catchup_chatlog_parse ("Conversation with #logroom\n"
+                                 "(07:31:00) bob hat den Raum betreten.\n"
+                                 "(07:32:00) bob ist jetzt bekannt als bobby\n"
+                                 "(07:33:00) (Quit: tschüss) bobby hat den Raum verlassen.\n"
+                                 "(07:34:00) carol entered the room.\n",
+                                 CATCHUP_CHATLOG_TEXT, &ctx);
+  assert_lines (lines, expected, G_N_ELEMENTS (expected));
+}
+
 static void
 test_strip (void)
 {
@@ -155,6 +192,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/catchup/chatlog/html", test_html);
   g_test_add_func ("/catchup/chatlog/text", test_text);
+  g_test_add_func ("/catchup/chatlog/translated", test_translated);
   g_test_add_func ("/catchup/chatlog/strip", test_strip);
   g_test_add_func ("/catchup/chatlog/garbage", test_garbage);
   return g_test_run ();

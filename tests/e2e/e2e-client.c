@@ -122,15 +122,36 @@ e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const cha
   return -1;
 }
 
-const char *
+typedef struct {
+  const char *conv;
+  guint from;
+  PurpleMessageFlags flags;
+  const char *substring;
+} LineQuery;
+
+static gboolean
+line_written (gpointer data)
+{
+  LineQuery *q = data;
+
+  return e2e_find_line (q->conv, q->from, q->flags, q->substring) >= 0;
+}
+
+gboolean
 e2e_wait_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring, guint timeout_ms)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  int found;
+  LineQuery q = { conv, from, flags, substring };
 
-  while ((found = e2e_find_line (conv, from, flags, substring)) < 0 && g_get_monotonic_time () < deadline)
-    e2e_spin (20);
-  return found < 0 ? NULL : ((E2eLine *) e2e_lines->pdata[found])->message;
+  return e2e_wait (line_written, &q, timeout_ms);
+}
+
+/* The message of that line, once written. */
+const char *
+e2e_wait_message (const char *conv, guint from, PurpleMessageFlags flags, const char *substring, guint timeout_ms)
+{
+  if (!e2e_wait_line (conv, from, flags, substring, timeout_ms))
+    return NULL;
+  return ((E2eLine *) e2e_lines->pdata[e2e_find_line (conv, from, flags, substring)])->message;
 }
 
 void
@@ -645,7 +666,7 @@ e2e_log_lines (guint max)
 }
 
 GSubprocess *
-e2e_start_ngircd (const char *dir, guint16 *port)
+e2e_start_ngircd_with (const char *dir, const char *limits, guint16 *port)
 {
   g_autofree char *conf = g_build_filename (dir, "ngircd.conf", NULL);
   g_autofree char *text = NULL;
@@ -660,9 +681,9 @@ e2e_start_ngircd (const char *dir, guint16 *port)
   *port = test_free_port ();
   text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
                           "\tPorts = %u\n\tMotdPhrase = test\n"
-                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
+                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n%s"
                           "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
-                          *port);
+                          *port, limits ? limits : "");
   g_assert_true (g_file_set_contents (conf, text, -1, NULL));
   server = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
   g_assert_no_error (error);
@@ -671,6 +692,78 @@ e2e_start_ngircd (const char *dir, guint16 *port)
       g_subprocess_force_exit (server);
       g_object_unref (server);
       return NULL;
+    }
+  return server;
+}
+
+void
+e2e_stop_server (GSubprocess *server)
+{
+  if (server == NULL)
+    return;
+  g_subprocess_send_signal (server, SIGTERM);
+  g_subprocess_wait (server, NULL, NULL);
+  g_object_unref (server);
+}
+
+GSubprocess *
+e2e_start_ngircd (const char *dir, guint16 *port)
+{
+  return e2e_start_ngircd_with (dir, NULL, port);
+}
+
+static gboolean
+register_xmpp_user (const char *config, const char *user)
+{
+  g_autoptr (GSubprocess) p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                                                NULL, "prosodyctl", "--config", config, "register", user,
+                                                "localhost", "secret", NULL);
+
+  return p != NULL && g_subprocess_wait_check (p, NULL, NULL);
+}
+
+GSubprocess *
+e2e_start_prosody (const char *dir, const char *muc_options, const char *const *users, guint16 *port)
+{
+  g_autofree char *config = g_build_filename (dir, "prosody.cfg.lua", NULL);
+  g_autofree char *data = g_build_filename (dir, "prosody-data", NULL);
+  g_autofree char *exe = g_find_program_in_path ("prosody");
+  g_autofree char *ctl = g_find_program_in_path ("prosodyctl");
+  g_autofree char *text = NULL;
+  GSubprocess *server;
+
+  if (exe == NULL || ctl == NULL)
+    return NULL;
+  *port = test_free_port ();
+  g_mkdir_with_parents (data, 0700);
+  /* Loopback only, no TLS, plain passwords, no rate limits (mod_limits is not loaded): a throwaway server.
+   * Root is allowed because CI runs the suite as root. */
+  text = g_strdup_printf ("run_as_root = true\n"
+                          "pidfile = \"%s/prosody.pid\"\n"
+                          "data_path = \"%s\"\n"
+                          "interfaces = { \"127.0.0.1\" }\n"
+                          "c2s_ports = { %u }\n"
+                          "c2s_direct_tls_ports = {}\n"
+                          "s2s_ports = {}\nhttp_ports = {}\nhttps_ports = {}\n"
+                          "c2s_require_encryption = false\n"
+                          "allow_unencrypted_plain_auth = true\n"
+                          "authentication = \"internal_plain\"\n"
+                          "modules_enabled = { \"roster\", \"saslauth\", \"disco\", \"ping\" }\n"
+                          "modules_disabled = { \"s2s\", \"tls\" }\n"
+                          "log = { warn = \"%s/prosody.log\" }\n"
+                          "VirtualHost \"localhost\"\n"
+                          "Component \"conference.localhost\" \"muc\"\n"
+                          "  muc_room_locking = false\n%s",
+                          dir, data, *port, dir, muc_options ? muc_options : "");
+  g_assert_true (g_file_set_contents (config, text, -1, NULL));
+  for (guint i = 0; users[i] != NULL; i++)
+    if (!register_xmpp_user (config, users[i]))
+      return NULL;
+  server = e2e_spawn_server (NULL, (const char *const[]) { exe, "--config", config, "-F", NULL });
+  if (server != NULL && !e2e_wait (e2e_port_open, GUINT_TO_POINTER (*port), 15000))
+    {
+      g_subprocess_force_exit (server);
+      g_clear_object (&server);
     }
   return server;
 }

@@ -515,6 +515,40 @@ test_catchup_plain (void)
   check_catchup ("catchup", 1);
 }
 
+/* What a hostile peer sends: escape sequences and BEL never reach the store, and the catch-up written into the
+ * conversation carries no control character and no bidi override, whoever wrote them. */
+static void
+test_hostile_text (void)
+{
+  guint from = lines_now ();
+  LineQuery immediate = { from, "Catching up on" };
+  g_autoptr (GPtrArray) msgs = NULL;
+  const char *summary;
+  CatchupMessage *last;
+
+  say ("mira", "we decided to ship the \x1b[2J\x1b]0;owned\x07 lock fix \xe2\x80\xae" "exe.txt today");
+  say ("jonas", "agreed, I will tag the \x1b[31mrelease\x1b[0m after lunch");
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_sent), 20000));
+  msgs = stored_messages ();
+  last = msgs->pdata[msgs->len - 1];
+  g_assert_cmpstr (last->text, ==, "agreed, I will tag the [31mrelease[0m after lunch");
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+
+      g_assert_null (strchr (m->text, '\x1b'));
+      g_assert_null (strchr (m->text, '\x07'));
+      g_assert_true (g_utf8_validate (m->text, -1, NULL));
+    }
+  do_command ("catchup 2");
+  g_assert_true (e2e_wait (summary_written, &immediate, 5000));
+  summary = wait_summary (from);
+  g_assert_null (strchr (summary, '\x1b'));
+  g_assert_null (strchr (summary, '\x07'));
+  g_assert_null (strstr (summary, "\xe2\x80\xae"));
+  g_assert_nonnull (strstr (summary, "lock fix"));
+}
+
 static void
 test_usage (void)
 {
@@ -1106,6 +1140,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/catchup-last-n", test_catchup_last_n);
   g_test_add_func ("/catchup/e2e-irc/catchup-duration", test_catchup_duration);
   g_test_add_func ("/catchup/e2e-irc/catchup-plain", test_catchup_plain);
+  g_test_add_func ("/catchup/e2e-irc/hostile-text", test_hostile_text);
   g_test_add_func ("/catchup/e2e-irc/usage", test_usage);
   g_test_add_func ("/catchup/e2e-irc/backfill-room", test_backfill_room);
   g_test_add_func ("/catchup/e2e-irc/backfill-all", test_backfill_all);

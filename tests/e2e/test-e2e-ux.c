@@ -89,7 +89,7 @@ do_command (const char *cmdline)
 static const char *
 wait_local (guint from, const char *needle)
 {
-  const char *line = e2e_wait_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, needle, 30000);
+  const char *line = e2e_wait_message (CHANNEL, from, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, needle, 30000);
 
   g_assert_nonnull (line);
   return line;
@@ -438,7 +438,7 @@ test_times_across_days (void)
   g_assert_nonnull (conv);
   from = e2e_lines->len;
   e2e_command (conv, "catchup 12");
-  summary = e2e_wait_line (SPAN_ROOM, from, PURPLE_MESSAGE_SYSTEM, "<b>Catch-up</b>", 30000);
+  summary = e2e_wait_message (SPAN_ROOM, from, PURPLE_MESSAGE_SYSTEM, "<b>Catch-up</b>", 30000);
   g_assert_nonnull (summary);
   g_assert_null (strstr (summary, "UTC"));
   first = g_date_time_new_from_unix_local (now - 2 * 86400);
