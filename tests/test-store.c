@@ -897,6 +897,29 @@ test_memory (void)
   g_assert_true (add (store, room, NULL, 1, "s", "t", NULL));
 }
 
+/* What a catch-up window can hold: turns only, from a time on. */
+static void
+test_count_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+
+  add (fx->store, fx->room, "t1", 100, "ann", "first", NULL);
+  add (fx->store, fx->room, "t2", 200, "bob", "second", NULL);
+  add (fx->store, fx->room, "t3", 300, "ann", "third", NULL);
+  {
+    g_autoptr (CatchupMessage) joined = catchup_message_new ("e1", 250, "cy", "cy has joined");
+
+    joined->flags = CATCHUP_MESSAGE_EVENT;
+    g_assert_true (catchup_store_add (fx->store, fx->room, joined, NULL, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, G_MININT64, &error), ==, 3);
+  g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 200, &error), ==, 2);
+  g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 301, &error), ==, 0);
+  g_assert_no_error (error);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, &error), ==, 4);
+}
+
 /* Rows another program (or an older version) wrote with invalid UTF-8 are read back as valid text. */
 static void
 test_invalid_utf8_read (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
@@ -1061,6 +1084,7 @@ main (int argc, char **argv)
   TEST ("busy", test_busy);
   TEST ("full", test_full);
   TEST ("prune", test_prune);
+  TEST ("count-turns", test_count_turns);
   g_test_add_func ("/catchup/store/migrate-v1", test_migrate_v1);
   g_test_add_func ("/catchup/store/migrate-v2", test_migrate_v2);
   g_test_add_func ("/catchup/store/migrate-v4", test_migrate_v4);

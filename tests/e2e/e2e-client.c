@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include <cmds.h>
 #include <connection.h>
 #include <core.h>
 #include <debug.h>
@@ -144,6 +145,24 @@ e2e_wait_line (const char *conv, guint from, PurpleMessageFlags flags, const cha
   return e2e_wait (line_written, &q, timeout_ms);
 }
 
+/* The message of that line, once written. */
+const char *
+e2e_wait_message (const char *conv, guint from, PurpleMessageFlags flags, const char *substring, guint timeout_ms)
+{
+  if (!e2e_wait_line (conv, from, flags, substring, timeout_ms))
+    return NULL;
+  return ((E2eLine *) e2e_lines->pdata[e2e_find_line (conv, from, flags, substring)])->message;
+}
+
+void
+e2e_command (PurpleConversation *conv, const char *cmdline)
+{
+  g_autofree char *error = NULL;
+  g_autofree char *markup = g_markup_escape_text (cmdline, -1);
+
+  g_assert_cmpint (purple_cmd_do_command (conv, cmdline, markup, &error), ==, PURPLE_CMD_STATUS_OK);
+}
+
 guint
 e2e_count_lines (const char *needle)
 {
@@ -181,12 +200,22 @@ answer (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+remember_text (const char *title, const char *primary, const char *secondary)
+{
+  g_free (e2e_requests.last_text);
+  e2e_requests.last_text = g_strdup_printf ("%s\n%s\n%s", title ? title : "", primary ? primary : "",
+                                            secondary ? secondary : "");
+}
+
 static void *
 request_action (const char *title, const char *primary, const char *secondary, int default_action,
                 PurpleAccount *account, const char *who, PurpleConversation *conv, void *user_data,
                 size_t action_count, va_list actions)
 {
   Answer *a = g_new0 (Answer, 1);
+
+  remember_text (title, primary, secondary);
 
   e2e_requests.n_action_dialogs++;
   a->type = PURPLE_REQUEST_ACTION;
@@ -246,6 +275,24 @@ set_field (PurpleRequestField *field, const char *text)
     }
 }
 
+/* Puts field_values into the dialog's fields, as typing would. */
+static void
+type_values (PurpleRequestFields *fields)
+{
+  for (GList *g = purple_request_fields_get_groups (fields); g != NULL; g = g->next)
+    for (GList *f = purple_request_field_group_get_fields (g->data); f != NULL; f = f->next)
+      {
+        PurpleRequestField *field = f->data;
+        const char *id = purple_request_field_get_id (field);
+        const char *wanted = e2e_requests.field_values ? g_hash_table_lookup (e2e_requests.field_values, id) : NULL;
+
+        if (wanted != NULL)
+          set_field (field, wanted);
+      }
+}
+
+static Answer *open_fields; /* the fields dialog left open, if any */
+
 static void *
 request_fields (const char *title, const char *primary, const char *secondary, PurpleRequestFields *fields,
                 const char *ok_text, GCallback ok_cb, const char *cancel_text, GCallback cancel_cb,
@@ -254,25 +301,36 @@ request_fields (const char *title, const char *primary, const char *secondary, P
   Answer *a = g_new0 (Answer, 1);
 
   e2e_requests.n_fields_dialogs++;
+  remember_text (title, primary, secondary);
   g_hash_table_remove_all (e2e_requests.seen_fields);
   for (GList *g = purple_request_fields_get_groups (fields); g != NULL; g = g->next)
     for (GList *f = purple_request_field_group_get_fields (g->data); f != NULL; f = f->next)
-      {
-        PurpleRequestField *field = f->data;
-        const char *id = purple_request_field_get_id (field);
-        const char *wanted = e2e_requests.field_values ? g_hash_table_lookup (e2e_requests.field_values, id) : NULL;
-
-        g_hash_table_insert (e2e_requests.seen_fields, g_strdup (id), field_text (field));
-        if (wanted != NULL)
-          set_field (field, wanted);
-      }
+      g_hash_table_insert (e2e_requests.seen_fields, g_strdup (purple_request_field_get_id (f->data)),
+                           field_text (f->data));
   a->type = PURPLE_REQUEST_FIELDS;
   a->handle = a;
   a->cb = ok_cb;
   a->user_data = user_data;
   a->fields = fields;
-  g_idle_add (answer, a);
+  if (e2e_requests.leave_fields_open)
+    open_fields = a;
+  else
+    {
+      type_values (fields);
+      g_idle_add (answer, a);
+    }
   return a;
+}
+
+void
+e2e_answer_fields (void)
+{
+  Answer *a = open_fields;
+
+  g_assert_nonnull (a);
+  open_fields = NULL;
+  type_values (a->fields);
+  answer (a);
 }
 
 static void
@@ -280,6 +338,8 @@ close_request (PurpleRequestType type, void *ui_handle)
 {
   Answer *a = ui_handle;
 
+  if (a == open_fields)
+    open_fields = NULL;
   if (type == PURPLE_REQUEST_FIELDS && a != NULL && a->fields != NULL)
     {
       purple_request_fields_destroy (a->fields);
@@ -387,6 +447,7 @@ e2e_client_quit (void)
   g_clear_pointer (&e2e_lines, g_ptr_array_unref);
   g_clear_pointer (&e2e_notices, g_ptr_array_unref);
   g_clear_pointer (&e2e_requests.seen_fields, g_hash_table_unref);
+  g_clear_pointer (&e2e_requests.last_text, g_free);
 }
 
 PurplePlugin *

@@ -30,11 +30,16 @@ typedef struct {
   guint n_fields_dialogs;
   guint n_action_dialogs;
   guint n_answered;           /* dialogs whose callback ran */
+  gboolean leave_fields_open; /* fields dialogs wait for e2e_answer_fields instead of being answered at once */
+  char *last_text;            /* "title\nprimary\nsecondary" of the last dialog shown */
 } E2eRequests;
 
 extern GPtrArray *e2e_lines;  /* E2eLine, everything written */
 extern GPtrArray *e2e_notices; /* "primary\nsecondary" of every notification shown */
 extern E2eRequests e2e_requests;
+
+/* Answers the fields dialog left open (leave_fields_open) with field_values typed in, as OK. */
+void e2e_answer_fields (void);
 
 /* Temp user dir, core, buddy list. */
 void e2e_client_init (const char *user_dir);
@@ -56,6 +61,11 @@ int e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const
 /* Runs the main loop until such a line is written or timeout_ms pass; TRUE when it was. */
 gboolean e2e_wait_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring,
                         guint timeout_ms);
+/* The same, returning the line's message (NULL when none came). */
+const char *e2e_wait_message (const char *conv, guint from, PurpleMessageFlags flags, const char *substring,
+                              guint timeout_ms);
+/* Runs cmdline ("catchup 20", without the slash) in conv as if typed, asserting libpurple took it. */
+void e2e_command (PurpleConversation *conv, const char *cmdline);
 
 /* How many lines written so far (into any conversation) contain needle. */
 guint e2e_count_lines (const char *needle);
