@@ -45,12 +45,14 @@ def main():
     import memory_recall as mr  # noqa: E402  (read from the shared folder at run time)
 
     ann = [os.path.join(a.shared, "bench", "dev")]
-    wins = [w for w in mr.load_annotations(ann) if w["gaps"]]
+    every = mr.load_annotations(ann)
+    wins = [w for w in every if w["gaps"]]
     convs = mr.load_transcripts(ann)
     tmp = tempfile.mkdtemp(prefix="pool-recall-")
     db = os.path.join(tmp, "history.db")
     files = []
-    for c in sorted({w["conv"] for w in wins}):
+    # every annotated conversation, as memory_recall.py imports them: term statistics span the database
+    for c in sorted({w["conv"] for w in every}):
         path = os.path.join(tmp, c + ".jsonl")
         with open(path, "w") as f:
             for m in convs[c]:

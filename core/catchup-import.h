@@ -12,7 +12,8 @@ G_BEGIN_DECLS
  * Importing is idempotent (re-importing a file inserts nothing) and streamed: messages are written in
  * transactions of CATCHUP_IMPORT_BATCH messages, each followed by the rooms' index update. A bad line is
  * reported in the result and skipped; only an unreadable file or a database failure is an error, and then
- * the batch being written is rolled back (earlier batches stay).
+ * the batch being written is rolled back (earlier batches stay): the counts are those of the batches committed,
+ * and the error names the first line that was not saved.
  */
 
 /* The room of a JSON Lines record is ensured as (CATCHUP_IMPORT_PROTOCOL, CATCHUP_IMPORT_ACCOUNT, "room"). */
@@ -40,8 +41,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupImportResult, catchup_import_result_free)
 
 /*
  * JSON Lines: one object a line, {"id", "room", "ts" (ISO 8601), "speaker", "text"}; "id" is optional (a
- * string or an integer) and so is "alias". room > 0 puts every record into that room and makes "room"
- * optional; with room 0 each record's room is used. Blank lines are skipped.
+ * string or a number, kept as written even beyond int64) and so is "alias". room > 0 puts every record into
+ * that room and makes "room" optional; with room 0 each record's room is used (an empty name is malformed).
+ * Blank lines are skipped; several values on one line (a lost line break) are each a record of that line.
+ * Text is cleaned as it enters (catchup_text_clean): NUL, escaped or raw, is dropped and the rest kept. An id
+ * already stored with another text is reported as a problem of its line, not counted as a duplicate.
  */
 gboolean catchup_import_jsonl (CatchupStore *store, const char *path, gint64 room, CatchupImportResult *result,
                                GCancellable *cancellable, GError **error);

@@ -188,20 +188,29 @@ turn_time (gint64 ts)
                           g_date_time_get_minute (dt));
 }
 
-/* "[s0345 Fri 08:50] maren: text": the id ends at the first space, so spaces and ']' in it are escaped; the
- * speaker ends at the first ':', so colons in it are escaped; the text runs to the end of the line. */
+/* "[s0345 Fri 08:50] maren: text" ("[s0345] maren: text" without the time): the id ends at the first space,
+ * so spaces and ']' in it are escaped; the speaker ends at the first ':', so colons in it are escaped; the text
+ * runs to the end of the line. */
 static void
-append_turn (GString *out, const CatchupMessage *m, const char *text)
+append_turn_as (GString *out, const CatchupMessage *m, const char *text, gboolean timed)
 {
-  g_autofree char *time = turn_time (m->ts);
+  g_autofree char *time = timed ? turn_time (m->ts) : NULL;
 
   g_string_append_c (out, '[');
   append_escaped (out, m->id, " ]");
-  g_string_append_printf (out, " %s] ", time);
+  if (time != NULL)
+    g_string_append_printf (out, " %s", time);
+  g_string_append (out, "] ");
   append_escaped (out, m->speaker, ":");
   g_string_append (out, ": ");
   append_escaped (out, text, "");
   g_string_append_c (out, '\n');
+}
+
+static void
+append_turn (GString *out, const CatchupMessage *m, const char *text)
+{
+  append_turn_as (out, m, text, TRUE);
 }
 
 char *
@@ -214,15 +223,28 @@ catchup_llm_prompt_escape (const char *text)
 }
 
 char *
-catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens)
+catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens, gboolean timed)
 {
   const CatchupMessage *m = message;
   g_autofree char *text = cut_text (m->text ? m->text : "", max_turn_tokens);
   GString *out = g_string_new (NULL);
 
-  append_turn (out, m, text);
+  append_turn_as (out, m, text, timed);
   g_string_truncate (out, out->len - 1);
   return g_string_free (out, FALSE);
+}
+
+char *
+catchup_llm_prompt_day_line (gint64 ts)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (ts);
+  g_autofree char *time = turn_time (ts);
+
+  /* the weekday as in a timed turn line, English whatever the locale */
+  if (dt == NULL)
+    return g_strdup ("-- ? --");
+  return g_strdup_printf ("-- %.3s %04d-%02d-%02d --", time, g_date_time_get_year (dt), g_date_time_get_month (dt),
+                          g_date_time_get_day_of_month (dt));
 }
 
 char *

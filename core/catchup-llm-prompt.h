@@ -36,8 +36,11 @@ char *catchup_llm_prompt_nonce (void);
 char *catchup_llm_prompt_data_block (const char *label, GPtrArray *messages, const char *nonce,
                                      guint max_turn_tokens);
 
-/* One turn's line of a data block, without its line break ("[s0345 Fri 08:50] maren: text"), cut as there. */
-char *catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens);
+/* One turn's line of a data block, without its line break ("[s0345 Fri 08:50] maren: text"), cut as there;
+ * untimed, "[s0345] maren: text" (for lists that give the day in lines of their own). */
+char *catchup_llm_prompt_turn_line (gconstpointer message, guint max_turn_tokens, gboolean timed);
+/* "-- Fri 2026-03-06 --": the line that opens a day of untimed turns (UTC). */
+char *catchup_llm_prompt_day_line (gint64 ts);
 /* text escaped as a turn's text is in a data block: it cannot break the line. */
 char *catchup_llm_prompt_escape (const char *text);
 

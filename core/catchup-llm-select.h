@@ -13,7 +13,8 @@ G_BEGIN_DECLS
  * chosen turns, gap-balanced within the budget (catchup_memory_select).
  */
 
-/* What the selection prompt costs at most, in tokens (system prompt included), whatever the context. */
+/* What the selection prompt costs at most, in tokens (system prompt included), up to a context of twice this;
+ * with a larger context, half the context. */
 #define CATCHUP_SELECT_PROMPT_TOKENS 4096
 /* Turns the model may choose per gap. */
 #define CATCHUP_SELECT_PER_GAP 4

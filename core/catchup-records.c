@@ -12,8 +12,6 @@
 /* A record keeps the first few content terms of its message as its subject: enough for a later message on
  * the same thing to share one, few enough that unrelated lines of one person rarely do. */
 #define SUBJECT_TERMS 8
-/* Record text is the message's, cut: a record is a pointer into the history, not a copy of it. */
-#define RECORD_TEXT_CHARS 280
 /* Heads looked at when a new record looks for the one it updates. */
 #define LINK_CANDIDATES 32
 
@@ -213,61 +211,169 @@ add_cue_terms (const char *folded, const char *const *cues, GHashTable *skip)
       }
 }
 
+/*
+ * The room's roster prepared once per run of the writer: a room of IRC logs has thousands of nicks, so a line
+ * looks its words up in a table instead of searching for every nick. Nicks that are not one word ("Mary Ann",
+ * "dr.who") are searched for on every line; there are few.
+ */
+typedef struct {
+  const char *const *names;
+  char **folded;
+  GHashTable *by_word;   /* folded one-word nick -> index + 1 */
+  GArray *odd;           /* guint: indices of the other nicks */
+  GHashTable *terms;     /* retrieval terms of every nick: never part of a subject */
+} Roster;
+
+static gboolean
+is_nick_char (gunichar c)
+{
+  return is_word_char (c) || (c < 128 && strchr ("_-[]\\`^{}|", (int) c) != NULL);
+}
+
+/* The end of the nick-shaped word starting at p. */
+static const char *
+nick_word_end (const char *p)
+{
+  while (*p && is_nick_char (g_utf8_get_char (p)))
+    p = g_utf8_next_char (p);
+  return p;
+}
+
+static void
+roster_init (Roster *r, const char *const *names)
+{
+  static const char *const none[] = { NULL };
+  guint n;
+
+  r->names = names ? names : none;
+  n = g_strv_length ((char **) r->names);
+  r->folded = g_new0 (char *, n + 1);
+  r->by_word = g_hash_table_new (g_str_hash, g_str_equal);
+  r->odd = g_array_new (FALSE, FALSE, sizeof (guint));
+  r->terms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GPtrArray) nt = catchup_text_terms (r->names[i], FALSE);
+      char *f = r->folded[i] = catchup_records_fold (r->names[i]);
+
+      if (*f == '\0')
+        continue;
+      if (*nick_word_end (f) == '\0')
+        g_hash_table_insert (r->by_word, f, GUINT_TO_POINTER (i + 1));
+      else
+        g_array_append_val (r->odd, i);
+      for (guint j = 0; j < nt->len; j++)
+        g_hash_table_add (r->terms, g_strdup (nt->pdata[j]));
+    }
+}
+
+static void
+roster_clear (Roster *r)
+{
+  g_strfreev (r->folded);
+  g_hash_table_unref (r->by_word);
+  g_array_unref (r->odd);
+  g_hash_table_unref (r->terms);
+}
+
+/* The roster index of the nick spelled by folded[0..len), -1 when there is none. */
+static int
+roster_find (const Roster *r, const char *word, gsize len)
+{
+  g_autofree char *key = g_strndup (word, len);
+  gpointer hit = g_hash_table_lookup (r->by_word, key);
+
+  if (hit)
+    return GPOINTER_TO_INT (hit) - 1;
+  for (guint k = 0; k < r->odd->len; k++)
+    {
+      guint i = g_array_index (r->odd, guint, k);
+
+      if (strncmp (word, r->folded[i], strlen (r->folded[i])) == 0 && strlen (r->folded[i]) >= len)
+        return (int) i;
+    }
+  return -1;
+}
+
 typedef struct {
   const char *speaker;
   char *folded;
-  char **nicks;          /* the roster, folded, same order as roster */
-  const char *const *roster;
+  const Roster *roster;
   const char *addressed; /* the roster nick the line starts with ("bob: ...", "@bob ...") */
   const char *named;     /* the roster nick the line is about ("bob owns ...", "bob is away ...") */
   const char *mentioned; /* the first other roster nick named anywhere */
 } Line;
 
-/* "bob: ", "bob, ", "@bob " at the start; or the line's grammatical subject when followed by a space. */
+static gboolean
+is_other (const Line *l, int i)
+{
+  return i >= 0 && g_strcmp0 (l->roster->names[i], l->speaker) != 0;
+}
+
+/* "bob: ", "bob, ", "@bob " at the start address bob; "bob owns", "bob's" make bob what the line is about. */
 static void
-line_people (Line *l)
+line_start (Line *l)
 {
   const char *text = l->folded;
+  const char *at, *end;
+  int i;
 
   while (*text == ' ')
     text++;
-  for (guint i = 0; l->nicks[i]; i++)
+  at = text[0] == '@' ? text + 1 : text;
+  end = nick_word_end (at);
+  i = end > at ? roster_find (l->roster, at, end - at) : -1;
+  for (guint k = 0; i < 0 && k < l->roster->odd->len; k++)
     {
-      const char *nick = l->nicks[i];
-      gsize n = strlen (nick);
-      gboolean self = g_strcmp0 (l->roster[i], l->speaker) == 0;
-      const char *at = text[0] == '@' ? text + 1 : text;
+      guint j = g_array_index (l->roster->odd, guint, k);
 
-      if (n == 0 || self)
-        continue;
-      if (strncmp (at, nick, n) == 0 && !is_word_char (g_utf8_get_char (at + n)))
+      if (g_str_has_prefix (at, l->roster->folded[j]))
         {
-          char next = at[n];
-
-          if (next == ':' || next == ',' || at != text)
-            l->addressed = l->addressed ? l->addressed : l->roster[i];
-          else if (next == ' ' || next == '\'')
-            l->named = l->named ? l->named : l->roster[i];
+          i = (int) j;
+          end = at + strlen (l->roster->folded[j]);
         }
-      if (l->mentioned == NULL && catchup_records_has_phrase (l->folded, nick))
-        l->mentioned = l->roster[i];
+    }
+  if (!is_other (l, i))
+    return;
+  if (*end == ':' || *end == ',' || at != text)
+    l->addressed = l->roster->names[i];
+  else if (*end == ' ' || *end == '\'')
+    l->named = l->roster->names[i];
+}
+
+/* The first other person the line names anywhere, as a whole word. */
+static void
+line_mention (Line *l)
+{
+  for (const char *p = l->folded; *p && l->mentioned == NULL;)
+    {
+      const char *end = nick_word_end (p);
+
+      if (end == p)
+        {
+          p = g_utf8_next_char (p);
+          continue;
+        }
+      if (is_other (l, roster_find (l->roster, p, end - p)))
+        l->mentioned = l->roster->names[roster_find (l->roster, p, end - p)];
+      p = end;
+    }
+  for (guint k = 0; l->mentioned == NULL && k < l->roster->odd->len; k++)
+    {
+      guint j = g_array_index (l->roster->odd, guint, k);
+
+      if (is_other (l, (int) j) && catchup_records_has_phrase (l->folded, l->roster->folded[j]))
+        l->mentioned = l->roster->names[j];
     }
 }
 
 static char *
-subject_of (const char *text, const char *folded, char **nicks)
+subject_of (const char *text, const char *folded, const Roster *roster)
 {
   g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
   g_autoptr (GHashTable) skip = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GPtrArray) kept = g_ptr_array_new ();
 
-  for (guint i = 0; nicks[i]; i++)
-    {
-      g_autoptr (GPtrArray) nt = catchup_text_terms (nicks[i], FALSE);
-
-      for (guint j = 0; j < nt->len; j++)
-        g_hash_table_add (skip, g_strdup (nt->pdata[j]));
-    }
   for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
     add_cue_terms (folded, rules[r].cues, skip);
   add_cue_terms (folded, request_cues, skip);
@@ -275,7 +381,7 @@ subject_of (const char *text, const char *folded, char **nicks)
     {
       const char *t = terms->pdata[i];
 
-      if (g_hash_table_contains (skip, t) || strlen (t) < 3)
+      if (g_hash_table_contains (skip, t) || g_hash_table_contains (roster->terms, t) || strlen (t) < 3)
         continue;
       g_hash_table_add (skip, g_strdup (t));
       g_ptr_array_add (kept, (gpointer) t);
@@ -289,15 +395,13 @@ record_new (const CatchupMessage *msg, CatchupRecordKind kind, CatchupRecordScop
             const char *subject)
 {
   CatchupRecord *rec = g_new0 (CatchupRecord, 1);
-  const char *text = msg->text ? msg->text : "";
-  glong chars = g_utf8_strlen (text, -1);
 
   rec->kind = kind;
   rec->scope = scope;
   rec->source = g_strdup (msg->speaker ? msg->speaker : "");
   rec->owner = g_strdup (owner ? owner : "");
   rec->subject = g_strdup (subject);
-  rec->text = chars > RECORD_TEXT_CHARS ? g_utf8_substring (text, 0, RECORD_TEXT_CHARS) : g_strdup (text);
+  rec->text = g_strdup (msg->text ? msg->text : "");
   rec->ts = msg->ts;
   rec->row = msg->row;
   rec->msg_id = g_strdup (msg->id);
@@ -317,24 +421,19 @@ owner_for (const Line *l, const Rule *rule)
   return l->speaker;
 }
 
-GPtrArray *
-catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
+static GPtrArray *
+extract_line (const CatchupMessage *msg, const Roster *roster)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
-  static const char *const none[] = { NULL };
   g_autofree char *subject = NULL;
-  Line l = { msg->speaker ? msg->speaker : "", NULL, NULL, roster ? roster : none, NULL, NULL, NULL };
-  guint n = g_strv_length ((char **) l.roster);
+  Line l = { msg->speaker ? msg->speaker : "", NULL, roster, NULL, NULL, NULL };
+  gboolean request;
 
   if (msg->text == NULL || *msg->text == '\0' || (msg->flags & CATCHUP_MESSAGE_EVENT))
     return out;
   l.folded = catchup_records_fold (msg->text);
-  l.nicks = g_new0 (char *, n + 1);
-  for (guint i = 0; i < n; i++)
-    l.nicks[i] = catchup_records_fold (l.roster[i]);
-  line_people (&l);
-  subject = subject_of (msg->text, l.folded, l.nicks);
-
+  line_start (&l);
+  line_mention (&l);
   for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
     if (catchup_records_has_any_phrase (l.folded, rules[r].cues))
       {
@@ -342,27 +441,48 @@ catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
         CatchupRecordScope scope = rule->scope;
         const char *owner = owner_for (&l, rule);
 
+        if (subject == NULL)
+          subject = subject_of (msg->text, l.folded, roster);
         if (scope == CATCHUP_RECORD_GROUP && *owner != '\0')
           scope = CATCHUP_RECORD_PERSON;
         g_ptr_array_add (out, record_new (msg, rule->kind, scope, owner, subject));
       }
   /* a request belongs to the one asked: the nick the line starts with, else the first one it names */
-  if (catchup_records_has_any_phrase (l.folded, request_cues) && (l.addressed || l.mentioned))
+  request = (l.addressed || l.mentioned) && catchup_records_has_any_phrase (l.folded, request_cues);
+  if (request)
     {
-      CatchupRecord *rec = record_new (msg, CATCHUP_RECORD_COMMITMENT, CATCHUP_RECORD_PERSON,
-                                       l.addressed ? l.addressed : l.mentioned, subject);
+      CatchupRecord *rec;
 
+      if (subject == NULL)
+        subject = subject_of (msg->text, l.folded, roster);
+      rec = record_new (msg, CATCHUP_RECORD_COMMITMENT, CATCHUP_RECORD_PERSON,
+                        l.addressed ? l.addressed : l.mentioned, subject);
       rec->flags |= CATCHUP_RECORD_FLAG_REQUEST;
       g_ptr_array_add (out, rec);
     }
   g_free (l.folded);
-  g_strfreev (l.nicks);
+  return out;
+}
+
+GPtrArray *
+catchup_records_extract (const CatchupMessage *msg, const char *const *roster)
+{
+  Roster r;
+  GPtrArray *out;
+
+  roster_init (&r, roster);
+  out = extract_line (msg, &r);
+  roster_clear (&r);
   return out;
 }
 
 /* ---------- storage ---------- */
 
-#define RECORD_COLUMNS "id, kind, scope, flags, source, owner, subject, text, ts, row, uid, supersedes, superseded_by"
+/* A record with its provenance message's id, and that message's text when the record has none of its own. */
+#define RECORD_SELECT \
+  "SELECT r.id, r.kind, r.scope, r.flags, r.source, r.owner, r.subject, coalesce (nullif (r.text, ''), m.body)," \
+  " r.ts, r.row," \
+  " m.uid, r.supersedes, r.superseded_by FROM records r JOIN messages m ON m.row = r.row"
 
 static gpointer
 record_from_stmt (sqlite3_stmt *st)
@@ -466,16 +586,15 @@ static gboolean
 insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **error)
 {
   sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "INSERT INTO records (room, row, uid, ts, kind, family, scope, flags,"
+                                            "INSERT INTO records (room, row, ts, kind, family, scope, flags,"
                                             " source, owner, subject, text, supersedes)"
-                                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                            " VALUES (?1, ?2, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                                             error);
 
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
   sqlite3_bind_int64 (st, 2, rec->row);
-  sqlite3_bind_text (st, 3, rec->msg_id ? rec->msg_id : "", -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64 (st, 4, rec->ts);
   sqlite3_bind_int64 (st, 5, rec->kind);
   sqlite3_bind_int64 (st, 6, catchup_record_family (rec->kind));
@@ -484,7 +603,9 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
   sqlite3_bind_text (st, 9, rec->source, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (st, 10, rec->owner, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (st, 11, rec->subject ? rec->subject : "", -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (st, 12, rec->text ? rec->text : "", -1, SQLITE_TRANSIENT);
+  /* the rule-based writer's text is the message's own: it is read through the message, not stored twice */
+  sqlite3_bind_text (st, 12, (rec->flags & CATCHUP_RECORD_FLAG_OWN_TEXT) && rec->text ? rec->text : "", -1,
+                     SQLITE_TRANSIENT);
   if (rec->supersedes)
     sqlite3_bind_int64 (st, 13, rec->supersedes);
   if (sqlite3_step (st) != SQLITE_DONE)
@@ -532,20 +653,16 @@ catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *rec, gint6
   return target == 0 || run_ints (store, "UPDATE records SET superseded_by = ?2 WHERE id = ?1", target, rec->id, error);
 }
 
-char **
-catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
+static char **
+roster_query (CatchupStore *store, gint64 room, const char *sql, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "SELECT speaker FROM messages WHERE room = ?1 AND flags & ?2 = 0"
-                                            " AND speaker != '' GROUP BY speaker ORDER BY count(*) DESC, speaker",
-                                            error);
+  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
   g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
   int rc;
 
   if (st == NULL)
     return NULL;
   sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, CATCHUP_MESSAGE_EVENT);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     g_strv_builder_add (b, (const char *) sqlite3_column_text (st, 0));
   sqlite3_reset (st);
@@ -555,6 +672,100 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
       return NULL;
     }
   return g_strv_builder_end (b);
+}
+
+char **
+catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
+{
+  char **roster = roster_query (store, room,
+                                "SELECT speaker FROM room_speakers WHERE room = ?1 ORDER BY turns DESC, speaker",
+                                error);
+
+  if (roster == NULL || roster[0] != NULL)
+    return roster;
+  /* messages stored without records built yet (a caller that adds rows itself): count them; 8 is
+   * CATCHUP_MESSAGE_EVENT, a presence line rather than a turn */
+  G_STATIC_ASSERT (CATCHUP_MESSAGE_EVENT == 8);
+  g_strfreev (roster);
+  return roster_query (store, room,
+                       "SELECT speaker FROM messages WHERE room = ?1 AND flags & 8 = 0 AND speaker != ''"
+                       " GROUP BY speaker ORDER BY count(*) DESC, speaker",
+                       error);
+}
+
+/* The roster's turn counts, for the messages about to be read; *new_speaker tells whether one is new. */
+static gboolean
+count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, gboolean *new_speaker, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, 1)"
+                                            " ON CONFLICT (room, speaker) DO UPDATE SET turns = turns + 1"
+                                            " RETURNING turns",
+                                            error);
+
+  *new_speaker = FALSE;
+  if (st == NULL)
+    return FALSE;
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      const CatchupMessage *m = msgs->pdata[i];
+      int rc;
+
+      if ((m->flags & CATCHUP_MESSAGE_EVENT) || m->speaker == NULL || *m->speaker == '\0')
+        continue;
+      sqlite3_bind_int64 (st, 1, room);
+      sqlite3_bind_text (st, 2, m->speaker, -1, SQLITE_TRANSIENT);
+      rc = sqlite3_step (st);
+      if (rc == SQLITE_ROW)
+        {
+          *new_speaker |= sqlite3_column_int64 (st, 0) == 1;
+          rc = sqlite3_step (st);
+        }
+      sqlite3_reset (st);
+      if (rc != SQLITE_DONE)
+        {
+          catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A prepared roster kept with the store between runs: a live room's writer runs once per message or so, and
+ * preparing thousands of nicks each time would cost more than the records. Rebuilt when a speaker is new. */
+typedef struct {
+  char **names;
+  Roster roster;
+} CachedRoster;
+
+static void
+cached_roster_free (CachedRoster *c)
+{
+  roster_clear (&c->roster);
+  g_strfreev (c->names);
+  g_free (c);
+}
+
+static const Roster *
+prepared_roster (CatchupStore *store, gint64 room, gboolean changed, GError **error)
+{
+  CachedRoster *c;
+
+  if (store->rosters == NULL)
+    store->rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
+  c = g_hash_table_lookup (store->rosters, &room);
+  if (c != NULL && !changed)
+    return &c->roster;
+  c = g_new0 (CachedRoster, 1);
+  c->names = catchup_records_roster (store, room, error);
+  if (c->names == NULL)
+    {
+      g_free (c);
+      return NULL;
+    }
+  roster_init (&c->roster, (const char *const *) c->names);
+  g_hash_table_insert (store->rosters, g_memdup2 (&room, sizeof room), c);
+  return &c->roster;
 }
 
 static gboolean
@@ -590,7 +801,9 @@ new_messages (CatchupStore *store, gint64 room, gint64 seen, guint max_messages,
 {
   sqlite3_stmt *st = catchup_store_prepare (store,
                                             "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
-                                            " WHERE room = ?1 AND row > ?2 ORDER BY row LIMIT ?3",
+                                            /* "+room": by row, not through the room's whole order index
+                                             * and a sort of it; only rows after ?2 are read */
+                                            " WHERE +room = ?1 AND row > ?2 ORDER BY row LIMIT ?3",
                                             error);
 
   if (st == NULL)
@@ -605,7 +818,8 @@ static gboolean
 update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_records, GError **error)
 {
   g_autoptr (GPtrArray) msgs = NULL;
-  g_auto (GStrv) roster = NULL;
+  const Roster *roster;
+  gboolean ok = TRUE, new_speaker;
   gint64 seen;
 
   if (!read_state (store, room, &seen, error) ||
@@ -613,21 +827,20 @@ update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_re
     return FALSE;
   if (msgs->len == 0)
     return TRUE;
-  roster = catchup_records_roster (store, room, error);
-  if (roster == NULL)
+  if (!count_speakers (store, room, msgs, &new_speaker, error) ||
+      (roster = prepared_roster (store, room, new_speaker, error)) == NULL)
     return FALSE;
-  for (guint i = 0; i < msgs->len; i++)
+  for (guint i = 0; i < msgs->len && ok; i++)
     {
       CatchupMessage *m = msgs->pdata[i];
-      g_autoptr (GPtrArray) recs = catchup_records_extract (m, (const char *const *) roster);
+      g_autoptr (GPtrArray) recs = extract_line (m, roster);
 
-      for (guint r = 0; r < recs->len; r++)
-        if (!catchup_records_add (store, room, recs->pdata[r], 0, error))
-          return FALSE;
+      for (guint r = 0; r < recs->len && ok; r++)
+        ok = catchup_records_add (store, room, recs->pdata[r], 0, error);
       *n_records += recs->len;
       seen = MAX (seen, m->row);
     }
-  return run_ints (store, "INSERT OR REPLACE INTO records_state (room, max_row) VALUES (?1, ?2)", room, seen, error);
+  return ok && run_ints (store, "INSERT OR REPLACE INTO records_state (room, max_row) VALUES (?1, ?2)", room, seen, error);
 }
 
 gboolean
@@ -655,9 +868,9 @@ GPtrArray *
 catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only, GError **error)
 {
   sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "SELECT " RECORD_COLUMNS " FROM records WHERE room = ?1"
-                                            " AND (?2 IS NULL OR owner = ?2) AND (?3 = 0 OR superseded_by IS NULL)"
-                                            " ORDER BY ts, id",
+                                            RECORD_SELECT " WHERE r.room = ?1"
+                                            " AND (?2 IS NULL OR r.owner = ?2) AND (?3 = 0 OR r.superseded_by IS NULL)"
+                                            " ORDER BY r.ts, r.id",
                                             error);
 
   if (st == NULL)
@@ -673,7 +886,7 @@ CatchupRecord *
 catchup_records_get (CatchupStore *store, gint64 room, gint64 id, GError **error)
 {
   sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "SELECT " RECORD_COLUMNS " FROM records WHERE room = ?1 AND id = ?2",
+                                            RECORD_SELECT " WHERE r.room = ?1 AND r.id = ?2",
                                             error);
   g_autoptr (GPtrArray) found = NULL;
 

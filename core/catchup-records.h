@@ -34,6 +34,7 @@ typedef enum {
 typedef enum {
   CATCHUP_RECORD_FLAG_NONE    = 0,
   CATCHUP_RECORD_FLAG_REQUEST = 1 << 0, /* a commitment source asked of owner, not one owner offered */
+  CATCHUP_RECORD_FLAG_OWN_TEXT = 1 << 1, /* text is the record's own (a model's words), not its message's */
 } CatchupRecordFlags;
 
 typedef struct {
@@ -44,7 +45,7 @@ typedef struct {
   char *source;           /* who said it */
   char *owner;            /* whom it concerns; "" for the group */
   char *subject;          /* content terms, space-separated */
-  char *text;
+  char *text;             /* the message's text unless CATCHUP_RECORD_FLAG_OWN_TEXT */
   gint64 ts;
   gint64 row;             /* provenance: the message's row and id */
   char *msg_id;

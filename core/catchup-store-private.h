@@ -15,6 +15,7 @@ struct _CatchupStore {
   GCancellable *abort; /* connection-wide: cancelled, every statement stops and no lock is waited for */
   GCancellable *cancellable; /* the running operation's (may be NULL) */
   guint busy_timeout_ms;
+  GHashTable *rosters; /* room -> the records writer's prepared roster (catchup-records.c); NULL until used */
 };
 
 /*
@@ -120,6 +121,25 @@ struct _CatchupStore {
   "CREATE TABLE records_state (" \
   "  room INTEGER PRIMARY KEY REFERENCES rooms (id) ON DELETE CASCADE," \
   "  max_row INTEGER NOT NULL);"
+
+/*
+ * Version 6: a rule-based record's text is its message's, read through the message instead of stored twice
+ * ('' in records.text; the provenance id is the message's uid, so records.uid goes too). records_heads finds
+ * the heads without walking the chains. room_speakers: each room's roster with its turns, counted as records
+ * are built (a room of IRC logs has thousands of nicks; counting them from the messages every time is a scan);
+ * the migration counts what the records already cover.
+ */
+#define CATCHUP_STORE_SCHEMA_V6 \
+  "ALTER TABLE records DROP COLUMN uid;" \
+  "UPDATE records SET text = '';" \
+  "CREATE INDEX records_heads ON records (room, owner, family, scope, ts) WHERE superseded_by IS NULL;" \
+  "CREATE TABLE room_speakers (" \
+  "  room INTEGER NOT NULL REFERENCES rooms (id) ON DELETE CASCADE," \
+  "  speaker TEXT NOT NULL, turns INTEGER NOT NULL," \
+  "  PRIMARY KEY (room, speaker));" \
+  "INSERT INTO room_speakers (room, speaker, turns)" \
+  "  SELECT m.room, m.speaker, count(*) FROM messages m JOIN records_state s ON s.room = m.room AND m.row <= s.max_row" \
+  "  WHERE m.flags & 8 = 0 AND m.speaker != '' GROUP BY m.room, m.speaker;"
 
 /* Cached prepared statement (reset, bindings cleared); NULL with error set. */
 sqlite3_stmt *catchup_store_prepare (CatchupStore *store, const char *sql, GError **error);

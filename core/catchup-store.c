@@ -238,8 +238,14 @@ migrate_to_v5 (CatchupStore *store, GError **error)
   return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V5, error);
 }
 
+static gboolean
+migrate_to_v6 (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V6, error);
+}
+
 static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4,
-                                            migrate_to_v5 };
+                                            migrate_to_v5, migrate_to_v6 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean
@@ -476,6 +482,7 @@ catchup_store_close (CatchupStore *store)
   g_clear_object (&store->cancellable);
   /* Statements first: sqlite3_close refuses a connection with live statements. */
   g_clear_pointer (&store->stmts, g_hash_table_unref);
+  g_clear_pointer (&store->rosters, g_hash_table_unref);
   if (store->db != NULL)
     sqlite3_close (store->db);
   g_free (store->path);
@@ -798,6 +805,7 @@ catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error)
   static const char *const deletes[] = {
     "DELETE FROM records WHERE room = ?1",
     "DELETE FROM records_state WHERE room = ?1",
+    "DELETE FROM room_speakers WHERE room = ?1",
     "DELETE FROM chunks WHERE room = ?1",
     "DELETE FROM messages WHERE room = ?1",
     "DELETE FROM room_settings WHERE room = ?1",
@@ -1167,6 +1175,24 @@ catchup_store_count (CatchupStore *store, gint64 room, GError **error)
   if (stmt == NULL)
     return -1;
   sqlite3_bind_int64 (stmt, 1, room);
+  return query_int64 (store, stmt, &n, &found, error) ? n : -1;
+}
+
+/* Conversational turns (no join, part or nick-change rows) with ts >= since: what a catch-up window can hold. */
+gint64
+catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GError **error)
+{
+  g_autoptr (CatchupStmtRef) stmt =
+    catchup_store_prepare (store, "SELECT count(*) FROM messages WHERE room = ?1 AND ts >= ?2 AND (flags & ?3) = 0",
+                           error);
+  gint64 n = 0;
+  gboolean found;
+
+  if (stmt == NULL)
+    return -1;
+  sqlite3_bind_int64 (stmt, 1, room);
+  sqlite3_bind_int64 (stmt, 2, since);
+  sqlite3_bind_int64 (stmt, 3, CATCHUP_MESSAGE_EVENT);
   return query_int64 (store, stmt, &n, &found, error) ? n : -1;
 }
 

@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
  */
 
-#define CATCHUP_STORE_SCHEMA_VERSION 5
+#define CATCHUP_STORE_SCHEMA_VERSION 6
 
 typedef struct _CatchupStore CatchupStore;
 
@@ -114,6 +114,8 @@ GPtrArray *catchup_store_before (CatchupStore *store, gint64 room, const Catchup
 GPtrArray *catchup_store_since (CatchupStore *store, gint64 room, gint64 since, GError **error);
 
 gint64 catchup_store_count (CatchupStore *store, gint64 room, GError **error);
+/* Turns of the conversation (events not counted) with ts >= since; -1 on error. */
+gint64 catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GError **error);
 /* Messages that share a retrieval term with text, best chunks (FTS5 over the chunk index) first; text is any
  * chat text, safely turned into a query. limit 0 = all. */
 GPtrArray *catchup_store_search (CatchupStore *store, gint64 room, const char *text, guint limit,

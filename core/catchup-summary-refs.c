@@ -113,10 +113,13 @@ names_referent (GPtrArray *turn_terms, GPtrArray *naming)
   gboolean head = FALSE;
   for (guint e = 0; e < naming->len; e++) {
     gboolean found = FALSE;
+    const char *want = naming->pdata[e];
     for (guint i = 0; i < turn_terms->len && !found; i++) {
-      g_autofree char *joined = i + 1 < turn_terms->len
-                                  ? g_strconcat (turn_terms->pdata[i], turn_terms->pdata[i + 1], NULL) : NULL;
-      found = g_str_equal (turn_terms->pdata[i], naming->pdata[e]) || g_strcmp0 (joined, naming->pdata[e]) == 0;
+      const char *t = turn_terms->pdata[i];
+      gsize len = strlen (t);
+      /* "fall back" written apart names "fallback" */
+      found = g_str_equal (t, want) ||
+              (i + 1 < turn_terms->len && strncmp (want, t, len) == 0 && g_str_equal (want + len, turn_terms->pdata[i + 1]));
     }
     hits += found;
     head |= found && e + 1 == naming->len;

@@ -59,8 +59,9 @@ budget_for (const LengthProfile *p, GArray *cands, guint topics)
   guint worthy = 0;
   for (guint i = 0; i < cands->len; i++)
     worthy += g_array_index (cands, CatchupCandidate, i).score >= 1.5;
-  Budget b = { CLAMP (MAX (topics + 2, worthy / 2), p->min_entries, max_entries), p->max_rendered + (guint) lround (grow * p->grow_rendered),
-               p->line_chars, p->context_chars };
+  /* one rendered line stays free for the smaller topics left out */
+  Budget b = { CLAMP (MAX (topics + 2, worthy / 2), p->min_entries, max_entries),
+               p->max_rendered + (guint) lround (grow * p->grow_rendered) - 1, p->line_chars, p->context_chars };
   return b;
 }
 
@@ -394,23 +395,46 @@ cand (GArray *cands, gint i)
 #define REPLY_SPAN 6
 #define REPLY_SECONDS (30 * 60)
 
+/* The window speakers, casefolded, each once: who a message can address. */
+typedef struct {
+  const char *speaker;
+  char *folded;
+} Person;
+
+static void
+person_clear (Person *p)
+{
+  g_free (p->folded);
+}
+
+static GArray *
+people_of (GArray *cands)
+{
+  GArray *people = g_array_new (FALSE, TRUE, sizeof (Person));
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_array_set_clear_func (people, (GDestroyNotify) person_clear);
+  for (guint i = 0; i < cands->len; i++) {
+    const char *s = g_array_index (cands, CatchupCandidate, i).msg->speaker;
+    if (!s || !*s || !g_hash_table_add (seen, (gpointer) s))
+      continue;
+    Person p = { s, g_utf8_casefold (s, -1) };
+    g_array_append_val (people, p);
+  }
+  return people;
+}
+
 /* The window speaker a message addresses by name ("ravi: can you…", "@ravi", "…, ravi?"); NULL when none. */
 static const char *
-addressee (GArray *cands, const CatchupCandidate *c)
+addressee (GArray *people, const CatchupCandidate *c)
 {
-  for (guint i = 0; i < cands->len; i++) {
-    const CatchupCandidate *o = &g_array_index (cands, CatchupCandidate, i);
-    if (g_strcmp0 (o->msg->speaker, c->msg->speaker) == 0)
-      continue;
-    g_autofree char *name = g_utf8_casefold (o->msg->speaker ? o->msg->speaker : "", -1);
-    if (*name && catchup_text_has_folded_phrase (c->folded, name))
-      return o->msg->speaker;
+  for (guint i = 0; i < people->len; i++) {
+    const Person *p = &g_array_index (people, Person, i);
+    if (g_strcmp0 (p->speaker, c->msg->speaker) != 0 && catchup_text_has_folded_phrase (c->folded, p->folded))
+      return p->speaker;
   }
   return NULL;
 }
 
-/* A turn answers question q when it comes soon after, from the one asked (or anyone when nobody was named),
- * and is not itself only a question. */
 /* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. */
 static gboolean
 takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
@@ -426,16 +450,18 @@ takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
   return (*asker && catchup_text_has_folded_phrase (r->folded, asker)) || catchup_summary_overlap (r->terms, set) > 0;
 }
 
-/* A quick turn right after a question in a two-person exchange answers it even without a shared word. */
+/* A quick turn right after a question in a two-person exchange answers it even without a shared word; in a
+ * room of more people the next turn may be about anything. */
 #define QUICK_SECONDS (10 * 60)
 
 /* The turn that answers question or request q: the first turn by someone else (the one asked, when someone
  * was named) soon after it, that takes it up (or follows it at once), and is not only a counter-question. */
 static gint
-find_answer (GArray *cands, guint q)
+find_answer (GArray *cands, guint q, GArray *people)
 {
   const CatchupCandidate *c = cand (cands, q);
-  const char *to = addressee (cands, c);
+  const char *to = addressee (people, c);
+  gboolean two_people = people->len <= 2;
   for (guint j = q + 1; j < cands->len && j <= q + REPLY_SPAN; j++) {
     const CatchupCandidate *r = cand (cands, j);
     if (r->msg->ts - c->msg->ts > REPLY_SECONDS)
@@ -446,7 +472,7 @@ find_answer (GArray *cands, guint q)
       continue;
     if (is_only (r->folded, r->words, social) && !is_only (r->folded, r->words, answers))
       continue;
-    gboolean at_once = j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
+    gboolean at_once = two_people && j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
     if (!at_once && !takes_up (r, c))
       return -1;
     /* a counter-question is no answer; "yes, and when?" is */
@@ -460,11 +486,12 @@ find_answer (GArray *cands, guint q)
 static void
 link_answers (GArray *cands)
 {
+  g_autoptr (GArray) people = people_of (cands);
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if (!c->question && c->worth != CATCHUP_WORTH_REQUEST)
       continue;
-    gint a = find_answer (cands, i);
+    gint a = find_answer (cands, i, people);
     if (a < 0 || cand (cands, a)->asked >= 0)
       continue;
     c->answer = a;
@@ -475,14 +502,16 @@ link_answers (GArray *cands)
   }
 }
 
-/* An answer that needs its question to be read: short, or opened by yes/no. */
+/* An answer that needs its question to be read: short, or opened by yes/no or a pronoun ("yes, both", "it
+ * did"). A self-contained answer ("carl owns the backup cron since March") stands on its own. */
 static gboolean
 needs_question (const CatchupCandidate *a)
 {
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
-                                         "neither", "none", "it", "that", "they", "only", "probably", NULL };
+                                         "neither", "none", "it", "that", "they", "she", "he", "only", "probably",
+                                         "maybe", "definitely", "absolutely", NULL };
   g_autofree char *bare = bare_words (a->folded);
-  if (a->words <= 6)
+  if (a->words <= 8)
     return TRUE;
   for (guint i = 0; openers[i]; i++)
     if (g_str_has_prefix (bare, openers[i]) && !g_ascii_isalnum (bare[strlen (openers[i])]))
@@ -569,13 +598,23 @@ by_score_desc (gconstpointer a, gconstpointer b)
   return x->index < y->index ? 1 : (x->index > y->index ? -1 : 0);
 }
 
-/* Mostly the same words as lines already chosen: a bot echo of a human line, a repeated status. */
+/* Mostly the same words as lines already chosen: a bot echo of a human line, a repeated status ("job 481
+ * finished", "job 482 finished": numbers do not make a line new). */
 static gboolean
 is_redundant (const CatchupCandidate *c, GHashTable *covered)
 {
-  if (c->gaps->len > 0 || c->terms->len == 0)
+  guint words = 0, seen = 0;
+  /* a question shares its answer's words, and is still what the answer answers */
+  if (c->context->len > 0 || c->answer >= 0)
     return FALSE;
-  return catchup_summary_overlap (c->terms, covered) * 10 >= c->terms->len * 9;
+  for (guint t = 0; t < c->terms->len; t++) {
+    const char *term = c->terms->pdata[t];
+    if (g_ascii_isdigit (term[0]))
+      continue;
+    words++;
+    seen += g_hash_table_contains (covered, term);
+  }
+  return words > 0 && seen * 100 >= words * 85;
 }
 
 typedef struct {
@@ -590,7 +629,9 @@ typedef struct {
 static guint
 cost (const CatchupCandidate *c, GArray *cands)
 {
-  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len;
+  g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
+  add_agreement (probe, cands, c - &g_array_index (cands, CatchupCandidate, 0));
+  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len + (probe->agreed->len > 0);
   if (c->asked >= 0 && needs_question (c) && !cand (cands, c->asked)->chosen)
     n++;
   return n;
@@ -599,10 +640,16 @@ cost (const CatchupCandidate *c, GArray *cands)
 static gboolean
 take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 {
-  if (c->chosen || c->covered || c->superseded_by >= 0 || c->score <= 0 || is_redundant (c, ch->covered))
+  if (c->chosen || c->covered || c->superseded_by >= 0 || c->score <= 0)
     return FALSE;
-  guint n = MIN (cost (c, ch->cands), 3);
-  if (!forced && (ch->entries >= ch->budget.entries || ch->rendered + n > ch->budget.rendered))
+  /* a repeat says nothing the line it repeats does not: that line covers it */
+  if (is_redundant (c, ch->covered)) {
+    c->covered = TRUE;
+    return FALSE;
+  }
+  guint n = cost (c, ch->cands);
+  /* the last decision may take an entry beyond the count, never room beyond the length */
+  if ((!forced && ch->entries >= ch->budget.entries) || ch->rendered + n > ch->budget.rendered)
     return FALSE;
   /* an answer that needs its question is shown under it: the line is the question's */
   if (c->asked >= 0 && needs_question (c)) {
@@ -613,8 +660,15 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
     c = q;
   }
   c->chosen = TRUE;
-  if (c->answer >= 0)
-    cand (ch->cands, c->answer)->covered = TRUE;
+  /* a question carries its answer: an answer chosen on its own moves under it */
+  CatchupCandidate *a = cand (ch->cands, c->answer);
+  if (a && a->chosen) {
+    a->chosen = FALSE;
+    ch->entries--;
+    ch->rendered--;
+  }
+  if (a)
+    a->covered = TRUE;
   ch->entries++;
   ch->rendered += n;
   for (guint t = 0; t < c->terms->len; t++)
@@ -754,8 +808,30 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
   }
 }
 
-/* Items are dropped where the budget is exceeded, from the line with the most: "no reply yet" first, then
- * agreement, references and replaced states; answers stay with their questions. */
+static guint
+drop_kind (GPtrArray *lines, guint kind, guint excess)
+{
+  for (guint i = lines->len; i-- > 0 && excess > 0;) {
+    CatchupSummaryLine *l = lines->pdata[i];
+    GPtrArray *items[] = { NULL, l->agreed, l->context, l->supersedes };
+    if (kind == 0 && l->no_reply) {
+      l->no_reply = FALSE;
+      excess--;
+    } else if (kind == 1 && l->agreed->len > 0) {
+      g_ptr_array_set_size (l->agreed, 0);
+      excess--;
+    } else if (kind > 1) {
+      while (items[kind]->len > 0 && excess > 0) {
+        g_ptr_array_set_size (items[kind], items[kind]->len - 1);
+        excess--;
+      }
+    }
+  }
+  return excess;
+}
+
+/* Items are dropped where the budget is exceeded, latest lines first: "no reply yet", then agreement,
+ * references and replaced states; answers stay with their questions. */
 static void
 fit_items (GPtrArray *lines, guint rendered)
 {
@@ -764,27 +840,9 @@ fit_items (GPtrArray *lines, guint rendered)
     CatchupSummaryLine *l = lines->pdata[i];
     total += 1 + l->context->len + l->supersedes->len + l->reply->len + (l->agreed->len > 0) + l->no_reply;
   }
-  while (total > rendered) {
-    CatchupSummaryLine *most = NULL;
-    guint most_n = 0;
-    for (guint i = 0; i < lines->len; i++) {
-      CatchupSummaryLine *l = lines->pdata[i];
-      guint n = l->context->len + l->supersedes->len + (l->agreed->len > 0) + l->no_reply;
-      if (n > most_n)
-        most = l, most_n = n;
-    }
-    if (!most)
-      return;
-    if (most->no_reply)
-      most->no_reply = FALSE;
-    else if (most->agreed->len > 0)
-      g_ptr_array_set_size (most->agreed, 0);
-    else if (most->context->len > 0)
-      g_ptr_array_set_size (most->context, most->context->len - 1);
-    else
-      g_ptr_array_set_size (most->supersedes, most->supersedes->len - 1);
-    total--;
-  }
+  guint excess = total > rendered ? total - rendered : 0;
+  for (guint kind = 0; kind < 4 && excess > 0; kind++)
+    excess = drop_kind (lines, kind, excess);
 }
 
 void

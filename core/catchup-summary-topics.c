@@ -59,17 +59,27 @@ rare_limit (GArray *cands)
   return MAX (2, cands->len / 8);
 }
 
-/* Rare terms both share (rare in the window: at most limit turns use them). */
-static guint
-shared_rare (const CatchupCandidate *a, const CatchupCandidate *b, GHashTable *df, guint limit)
+/* A candidate's rare terms (rare in the window: at most limit turns use them), each once. */
+static GPtrArray *
+rare_terms (const CatchupCandidate *c, GHashTable *df, guint limit)
 {
-  g_autoptr (GHashTable) set = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *out = g_ptr_array_new ();
+  for (guint t = 0; t < c->terms->len; t++) {
+    char *term = c->terms->pdata[t];
+    if (strlen (term) >= 3 && GPOINTER_TO_UINT (g_hash_table_lookup (df, term)) <= limit &&
+        !g_ptr_array_find_with_equal_func (out, term, g_str_equal, NULL))
+      g_ptr_array_add (out, term);
+  }
+  return out;
+}
+
+static guint
+shared_rare (GPtrArray *a, GPtrArray *b)
+{
   guint n = 0;
-  for (guint t = 0; t < a->terms->len; t++)
-    if (strlen (a->terms->pdata[t]) >= 3 && GPOINTER_TO_UINT (g_hash_table_lookup (df, a->terms->pdata[t])) <= limit)
-      g_hash_table_add (set, a->terms->pdata[t]);
-  for (guint t = 0; t < b->terms->len; t++)
-    n += g_hash_table_remove (set, b->terms->pdata[t]);
+  for (guint i = 0; i < a->len; i++)
+    for (guint k = 0; k < b->len; k++)
+      n += g_str_equal (a->pdata[i], b->pdata[k]);
   return n;
 }
 
@@ -85,14 +95,20 @@ catchup_summary_topics (GArray *cands)
   g_autoptr (GHashTable) worthy = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint limit = rare_limit (cands);
 
-  for (guint i = 0; i < cands->len; i++)
+  g_autoptr (GPtrArray) rare = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+
+  for (guint i = 0; i < cands->len; i++) {
     parent[i] = i;
+    g_ptr_array_add (rare, rare_terms (&g_array_index (cands, CatchupCandidate, i), df, limit));
+  }
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
     if (c->asked >= 0)
       join (parent, i, c->asked);
+    if (((GPtrArray *) rare->pdata[i])->len == 0)
+      continue;
     for (guint j = i > TOPIC_REACH ? i - TOPIC_REACH : 0; j < i; j++) {
-      guint shared = shared_rare (c, &g_array_index (cands, CatchupCandidate, j), df, limit);
+      guint shared = shared_rare (rare->pdata[i], rare->pdata[j]);
       if (shared >= 2 || (shared >= 1 && i - j <= NEAR_TURNS))
         join (parent, i, j);
     }
@@ -159,11 +175,11 @@ facts_clear (Facts *f)
 
 /* The values a text states and its other content terms. People are the room's speakers it names. */
 static void
-facts_of (Facts *f, const char *text, const char *own_speaker, GHashTable *people)
+facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_speaker, GHashTable *people)
 {
   g_autofree char *folded = g_utf8_casefold (text ? text : "", -1);
   g_auto (GStrv) words = g_strsplit_set (folded, " ,;()[]!?\"", -1);
-  g_autoptr (GPtrArray) terms = catchup_summary_terms (text);
+  g_autoptr (GPtrArray) terms = text_terms ? g_ptr_array_ref (text_terms) : catchup_summary_terms (text);
   g_autofree char *own = g_utf8_casefold (own_speaker ? own_speaker : "", -1);
 
   for (guint k = 0; k < N_VALUE_KINDS; k++)
@@ -246,51 +262,81 @@ people_of (GArray *cands, CatchupMemory *mem)
 /* Memory turns revised at most this many per line: the latest states they replace. */
 #define MAX_REPLACED 2
 
+/* Facts are cut only for the turns a revising line is compared with, each once. */
+typedef struct {
+  Facts *window;     /* per candidate */
+  Facts *memory;     /* per memory turn */
+  GHashTable *people;
+} FactCache;
+
+static const Facts *
+window_facts (FactCache *fc, GArray *cands, guint i)
+{
+  Facts *f = &fc->window[i];
+  if (!f->words) {
+    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    facts_of (f, c->clean, c->terms, c->msg->speaker, fc->people);
+  }
+  return f;
+}
+
+static const Facts *
+memory_facts (FactCache *fc, CatchupMemory *mem, guint i)
+{
+  Facts *f = &fc->memory[i];
+  if (!f->words) {
+    CatchupMessage *t = mem->turns->pdata[i];
+    facts_of (f, t->text, NULL, t->speaker, fc->people);
+  }
+  return f;
+}
+
 static void
-supersede_memory (CatchupCandidate *c, const Facts *fc, CatchupMemory *mem, GHashTable *people, gint64 start)
+supersede_memory (CatchupCandidate *c, const Facts *fc_line, FactCache *fc, CatchupMemory *mem, gint64 start)
 {
   for (guint i = mem && mem->turns ? mem->turns->len : 0; i-- > 0 && c->replaces->len < MAX_REPLACED;) {
     CatchupMessage *t = mem->turns->pdata[i];
     if (t->ts >= start)
       continue;
-    Facts ft = { 0 };
-    facts_of (&ft, t->text, t->speaker, people);
-    if (shared_words (fc, &ft) >= 2 && changes_value (fc, &ft))
+    const Facts *ft = memory_facts (fc, mem, i);
+    if (shared_words (fc_line, ft) >= 2 && changes_value (fc_line, ft))
       g_ptr_array_add (c->replaces, t);
-    facts_clear (&ft);
   }
 }
 
 void
 catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
 {
+  guint n_mem = mem && mem->turns ? mem->turns->len : 0;
   g_autoptr (GHashTable) people = people_of (cands, mem);
-  g_autofree Facts *facts = g_new0 (Facts, MAX (cands->len, 1));
+  g_autofree Facts *window = g_new0 (Facts, MAX (cands->len, 1));
+  g_autofree Facts *memory = g_new0 (Facts, MAX (n_mem, 1));
+  FactCache fc = { window, memory, people };
   gint64 start = cands->len ? g_array_index (cands, CatchupCandidate, 0).msg->ts : 0;
 
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
-    facts_of (&facts[i], c->clean, c->msg->speaker, people);
-  }
-  for (guint i = 0; i < cands->len; i++) {
-    CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
     if (c->score <= 0 || c->question || !catchup_summary_has_any (c->folded, revision_cues))
       continue;
+    const Facts *fi = window_facts (&fc, cands, i);
     for (guint j = i; j-- > 0;) {
       CatchupCandidate *e = &g_array_index (cands, CatchupCandidate, j);
-      guint shared = shared_words (&facts[i], &facts[j]);
       if (e->score <= 0 || e->superseded_by >= 0 || e->question)
         continue;
-      if ((shared >= 2 || (shared >= 1 && e->topic == c->topic)) && changes_value (&facts[i], &facts[j])) {
+      const Facts *fj = window_facts (&fc, cands, j);
+      guint shared = shared_words (fi, fj);
+      if ((shared >= 2 || (shared >= 1 && e->topic == c->topic)) && changes_value (fi, fj)) {
         e->superseded_by = i;
         g_ptr_array_add (c->replaces, e->msg);
       }
     }
     if (c->replaces->len == 0)
-      supersede_memory (c, &facts[i], mem, people, start);
+      supersede_memory (c, fi, &fc, mem, start);
   }
   for (guint i = 0; i < cands->len; i++)
-    facts_clear (&facts[i]);
+    facts_clear (&window[i]);
+  for (guint i = 0; i < n_mem; i++)
+    facts_clear (&memory[i]);
 }
 
 /* ---- what did not fit ---- */

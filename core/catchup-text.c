@@ -302,51 +302,57 @@ char_fate (gunichar c, CatchupTextLines lines, gboolean display)
   return KEEP;
 }
 
+/* Whether text is printable ASCII throughout: most chat lines are, and need no copy by character. */
+static gboolean
+is_plain_ascii (const char *text, const char *end)
+{
+  for (const char *p = text; p < end; p++)
+    if ((guchar) *p < 0x20 || (guchar) *p >= 0x7F)
+      return FALSE;
+  return TRUE;
+}
+
 static char *
 clean (const char *text, gssize len, CatchupTextLines lines, gboolean display)
 {
-  const char *p, *end;
+  const char *p, *end, *run;
   GString *out;
 
   if (text == NULL)
     return g_strdup ("");
   end = text + (len < 0 ? strlen (text) : (gsize) len);
+  if (is_plain_ascii (text, end))
+    return g_strndup (text, end - text);
   out = g_string_sized_new (end - text);
-  for (p = text; p < end;)
+  /* characters kept are copied in runs, up to the next one that is not */
+  for (p = run = text; p < end;)
     {
       gunichar c = (guchar) *p;
       const char *next = p + 1;
+      CharFate fate;
 
       if (c >= 0x80)
         {
           c = g_utf8_get_char_validated (p, end - p);
-          if (c == (gunichar) -1 || c == (gunichar) -2)
-            {
-              g_string_append_unichar (out, 0xFFFD);
-              p++;
-              continue;
-            }
-          next = g_utf8_next_char (p);
+          next = c == (gunichar) -1 || c == (gunichar) -2 ? p + 1 : g_utf8_next_char (p);
         }
-      switch (char_fate (c, lines, display))
+      fate = c == (gunichar) -1 || c == (gunichar) -2 ? DROP : char_fate (c, lines, display);
+      if (fate == KEEP)
         {
-        case KEEP:
-          g_string_append_len (out, p, next - p);
-          break;
-        case SPACE:
-          g_string_append_c (out, ' ');
-          break;
-        case NEWLINE:
-          /* CR LF is one line end */
-          if (!(c == '\r' && next < end && *next == '\n'))
-            g_string_append_c (out, '\n');
-          break;
-        case DROP:
-        default:
-          break;
+          p = next;
+          continue;
         }
-      p = next;
+      g_string_append_len (out, run, p - run);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        g_string_append_unichar (out, 0xFFFD);
+      else if (fate == SPACE)
+        g_string_append_c (out, ' ');
+      /* CR LF is one line end */
+      else if (fate == NEWLINE && !(c == '\r' && next < end && *next == '\n'))
+        g_string_append_c (out, '\n');
+      p = run = next;
     }
+  g_string_append_len (out, run, p - run);
   return g_string_free (out, FALSE);
 }
 

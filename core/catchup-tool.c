@@ -896,20 +896,24 @@ print_record (const CatchupRecord *r)
 {
   g_autofree char *iso = catchup_time_format_iso (r->ts);
   const char *state = r->superseded_by ? _("replaced") : _("current");
+  SAFE (source, r->source);
+  SAFE (text, r->text);
 
   /* TRANSLATORS: one record of the derived track: kind, whether it still holds, time, who said it, its text */
-  g_print (_("    %s (%s) %s <%s> %s\n"), catchup_record_kind_to_string (r->kind), state, iso, r->source, r->text);
+  g_print (_("    %s (%s) %s <%s> %s\n"), catchup_record_kind_to_string (r->kind), state, iso, source, text);
 }
 
 static void
 print_ask_row (const CatchupAskRow *row)
 {
+  SAFE (person, row->person != NULL ? row->person : _("the room"));
+
   if (row->person != NULL && row->turns->len == 0 && row->records->len == 0)
     {
-      g_print (_("%s: nothing on this\n"), row->person);
+      g_print (_("%s: nothing on this\n"), person);
       return;
     }
-  g_print ("%s:\n", row->person ? row->person : _("the room"));
+  g_print ("%s:\n", person);
   for (guint t = 0; t < row->turns->len; t++)
     {
       const CatchupMessage *m = row->turns->pdata[t];
@@ -973,7 +977,12 @@ cmd_ask (int argc, char **argv)
       json_add_model (b, &report);
       return json_emit (b);
     }
-  g_print (_("Question to %s: %s\n"), a.room, question);
+  {
+    SAFE (room_name, a.room);
+    SAFE (question_text, question);
+
+    g_print (_("Question to %s: %s\n"), room_name, question_text);
+  }
   print_ask (res);
   return TOOL_EXIT_OK;
 }
@@ -1026,9 +1035,14 @@ summarize_about (CatchupStore *store, gint64 room, const CatchupWindow *spec, co
       json_add_records (b, "open", about->open);
       return json_emit (b);
     }
-  g_print (_("Catch-up on %s in %s (%u messages)\n"), about->person, room_name, window->len);
-  if (about->said->len + about->asked->len + about->open->len == 0)
-    g_print (_("%s: nothing in this window\n"), about->person);
+  {
+    SAFE (who, about->person);
+    SAFE (room_text, room_name);
+
+    g_print (_("Catch-up on %s in %s (%u messages)\n"), who, room_text, window->len);
+    if (about->said->len + about->asked->len + about->open->len == 0)
+      g_print (_("%s: nothing in this window\n"), who);
+  }
   print_section (_("Said:"), about->said, print_plain_turn);
   print_section (_("Decided:"), about->decided, print_any_record);
   print_section (_("Committed to:"), about->committed, print_any_record);

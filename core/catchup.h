@@ -16,6 +16,7 @@
 #include "catchup-gaps.h"
 #include "catchup-memory.h"
 #include "catchup-records.h"
+#include "catchup-records-model.h"
 #include "catchup-ask.h"
 #include "catchup-about.h"
 #include "catchup-summary.h"

@@ -11,8 +11,6 @@
 #include <request.h>
 #include <util.h>
 
-/* Without a known "last present", a plain /catchup covers this many messages. */
-#define DEFAULT_LAST_N 100
 #define MAX_LAST_N 100000
 
 static PurpleCmdId catchup_cmd_id;
@@ -22,6 +20,7 @@ static PurpleCmdId catchup_cmd_id;
 typedef struct {
   CatchupRoomKey *key;
   char *spec;
+  char *arg;                /* the window as typed ("2h", "50"); NULL for a plain /catchup */
   CatchupWindow window;
   gboolean since_present;   /* window from the store's "last present" (plain /catchup) */
   gboolean post, automatic;
@@ -29,9 +28,12 @@ typedef struct {
 } Job;
 
 typedef struct {
-  gint64 count;
-  gint64 first_ts;
-  gint64 since;             /* resolved start of a since-present window; 0 when it fell back to the last N */
+  gint64 count;             /* turns the catch-up covers */
+  gint64 total;             /* turns of the window before the room's maximum was applied */
+  gint64 first_ts;          /* the first covered turn */
+  gint64 start_ts;          /* the first turn of the uncapped window */
+  gint64 since;             /* resolved start of a since-present window; 0 when none was known */
+  gboolean room_empty;      /* nothing of the room is indexed */
 } Preview;
 
 static void
@@ -39,49 +41,78 @@ job_free (Job *job)
 {
   catchup_room_key_free (job->key);
   g_free (job->spec);
+  g_free (job->arg);
   g_free (job->window.first_id);
   g_free (job->window.last_id);
   catchup_room_settings_clear (&job->settings);
   g_free (job);
 }
 
-/* On the writer thread, after every queued message is written: what the window holds. */
+/* The window's turns without the cap, as the engine will resolve them; an empty window is no error here. */
+static GPtrArray *
+uncapped_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error)
+{
+  CatchupWindow uncapped = *window;
+  GError *local = NULL;
+  GPtrArray *msgs;
+
+  uncapped.max_messages = 0;
+  msgs = catchup_engine_window (store, room, &uncapped, &local);
+  if (msgs == NULL && g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_INVALID))
+    {
+      g_clear_error (&local);
+      return g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+    }
+  if (local != NULL)
+    g_propagate_error (error, local);
+  return msgs;
+}
+
+/* On the writer thread, after every queued message is written: what the window holds, and what the room's
+ * maximum leaves out of it. */
 static gpointer
 preview_window (CatchupStore *store, gpointer data, GError **error)
 {
   Job *job = data;
-  Preview *preview = g_new0 (Preview, 1);
+  g_autofree Preview *preview = g_new0 (Preview, 1);
   g_autoptr (CatchupRoomInfo) info = NULL;
   g_autoptr (GPtrArray) msgs = NULL;
   gint64 room = catchup_store_find_room (store, job->spec, NULL);
+  CatchupWindow window = job->window;
   guint cap = job->window.max_messages;
 
+  preview->room_empty = TRUE;
   if (room == 0)
-    return preview;
+    return g_steal_pointer (&preview);
   if (job->since_present)
     {
       if ((info = catchup_store_room_info (store, room, error)) == NULL)
-        {
-          g_free (preview);
-          return NULL;
-        }
+        return NULL;
       if (info->last_present != 0)
-        preview->since = info->last_present; /* same second counts: times are whole seconds */
+        {
+          /* same second counts: times are whole seconds */
+          preview->since = info->last_present;
+          window.kind = CATCHUP_WINDOW_SINCE;
+          window.since = info->last_present;
+        }
     }
-  if (job->window.kind == CATCHUP_WINDOW_SINCE || preview->since != 0)
-    msgs = catchup_store_since (store, room, preview->since ? preview->since : job->window.since, error);
-  else
-    msgs = catchup_store_before (store, room, NULL, job->window.last_n, error);
-  if (msgs == NULL)
-    {
-      g_free (preview);
-      return NULL;
-    }
+  if ((msgs = uncapped_window (store, room, &window, error)) == NULL)
+    return NULL;
+  preview->total = msgs->len;
+  /* Without a last present the window is the room's newest turns: the total is all of the room's. */
+  if (job->since_present && preview->since == 0
+      && (preview->total = catchup_store_count_turns (store, room, G_MININT64, error)) < 0)
+    return NULL;
+  if (msgs->len != 0)
+    preview->start_ts = ((CatchupMessage *) msgs->pdata[0])->ts;
+  if (job->since_present && preview->since == 0 && info != NULL)
+    preview->start_ts = info->first_ts;
   if (cap != 0 && msgs->len > cap)
     g_ptr_array_remove_range (msgs, 0, msgs->len - cap);
   preview->count = msgs->len;
   preview->first_ts = msgs->len ? ((CatchupMessage *) msgs->pdata[0])->ts : 0;
-  return preview;
+  preview->room_empty = preview->count == 0 && catchup_store_count_turns (store, room, G_MININT64, NULL) <= 0;
+  return g_steal_pointer (&preview);
 }
 
 /* Numbers are formatted outside translated strings: xgettext cannot read G_GINT64_FORMAT. */
@@ -97,17 +128,22 @@ plural_n (gint64 n)
   return (gulong) CLAMP (n, 0, G_MAXLONG);
 }
 
+/* The user's local time: the clock alone today, the weekday within the last six days, else the date too. */
 static char *
 format_time (gint64 ts)
 {
   g_autoptr (GDateTime) then = g_date_time_new_from_unix_local (ts);
   g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr (GDateTime) today = NULL;
 
-  if (then == NULL)
+  if (then == NULL || now == NULL)
     return g_strdup ("?");
-  if (g_date_time_get_year (then) == g_date_time_get_year (now)
-      && g_date_time_get_day_of_year (then) == g_date_time_get_day_of_year (now))
+  today = g_date_time_new_local (g_date_time_get_year (now), g_date_time_get_month (now),
+                                 g_date_time_get_day_of_month (now), 0, 0, 0);
+  if (today != NULL && g_date_time_compare (then, today) >= 0)
     return g_date_time_format (then, "%H:%M");
+  if (today != NULL && g_date_time_difference (today, then) < 6 * G_TIME_SPAN_DAY)
+    return g_date_time_format (then, "%a %H:%M");
   return g_date_time_format (then, "%a %d %b %H:%M");
 }
 
@@ -138,20 +174,68 @@ engine_done (GObject *source, GAsyncResult *res, gpointer data)
     {
       catchup_output_result (conv, result);
       if (job->post)
-        catchup_output_post (conv, result);
+        catchup_output_ask_post (conv, result);
       /* A catch-up counts as being present: the next one starts here. */
       catchup_signals_mark_present (conv);
     }
   job_free (job);
 }
 
+/* The first line of a catch-up: what it covers and, when the room's maximum cut the window, what it left out. */
+static char *
+start_line (const Preview *preview)
+{
+  g_autofree char *count = format_count (preview->count);
+
+  if (preview->total > preview->count)
+    {
+      g_autofree char *total = format_count (preview->total);
+      g_autofree char *when = format_time (preview->start_ts);
+
+      /* Translators: "the last 100 of 512 messages since Tue 09:14 (the room's maximum; /catchup 512 for all)";
+       * keep "/catchup" as it is. */
+      return g_strdup_printf (ngettext ("Catching up on the last %s of %s message since %s (the room's maximum; "
+                                        "/catchup %s for all)…",
+                                        "Catching up on the last %s of %s messages since %s (the room's maximum; "
+                                        "/catchup %s for all)…",
+                                        plural_n (preview->total)),
+                              count, total, when, total);
+    }
+  {
+    g_autofree char *when = format_time (preview->first_ts);
+
+    return g_strdup_printf (ngettext ("Catching up on %s message since %s…", "Catching up on %s messages since %s…",
+                                      plural_n (preview->count)),
+                            count, when);
+  }
+}
+
+/* What an empty window means, in words that say what would work instead. */
+static char *
+empty_line (const Job *job, const Preview *preview)
+{
+  if (preview->room_empty)
+    return g_strdup (_("Nothing of this room is indexed yet."));
+  if (preview->since != 0)
+    {
+      g_autofree char *when = format_time (preview->since);
+
+      /* Translators: keep "/catchup" as it is. */
+      return g_strdup_printf (_("Nothing new since you were last here (%s); /catchup 50 shows the last 50 messages."),
+                              when);
+    }
+  if (job->arg != NULL)
+    /* Translators: %s is the span typed, e.g. "2h"; keep "/catchup" as it is. */
+    return g_strdup_printf (_("Nothing was said here in the last %s; /catchup 50 shows the last 50 messages."),
+                            job->arg);
+  return g_strdup (_("Nothing to catch up on here yet."));
+}
+
 static void
 start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
 {
-  g_autofree char *when = format_time (preview->first_ts);
   g_autofree char *line = NULL;
   g_autofree char *db_path = g_strdup (catchup_writer_get_path (catchup_plugin.writer));
-  g_autofree char *count = format_count (preview->count);
   CatchupLlmConfig *model = catchup_model_config_from_prefs ();
   CatchupOptions opts;
 
@@ -160,9 +244,7 @@ start_engine (PurpleConversation *conv, Job *job, const Preview *preview)
       job->window.kind = CATCHUP_WINDOW_SINCE;
       job->window.since = preview->since;
     }
-  line = g_strdup_printf (ngettext ("Catching up on %s message since %s…", "Catching up on %s messages since %s…",
-                                    plural_n (preview->count)),
-                          count, when);
+  line = start_line (preview);
   catchup_output_local (conv, line);
 
   catchup_options_init (&opts);
@@ -202,9 +284,10 @@ preview_done (GObject *source, GAsyncResult *res, gpointer data)
     {
       /* After an absence IRC could not show, "nothing" would be untrue: say what was not received. */
       g_autofree char *gap = preview ? catchup_presence_gap_text (conv) : NULL;
+      g_autofree char *line = gap ? g_steal_pointer (&gap) : preview ? empty_line (job, preview) : g_strdup (error->message);
 
       if (!job->automatic)
-        catchup_output_local (conv, gap ? gap : preview ? _("Nothing to catch up on here yet.") : error->message);
+        catchup_output_local (conv, line);
       job_free (job);
       return;
     }
@@ -212,8 +295,8 @@ preview_done (GObject *source, GAsyncResult *res, gpointer data)
 }
 
 static void
-start_job (PurpleConversation *conv, const CatchupWindow *window, gboolean since_present, gboolean post,
-           gboolean automatic)
+start_job (PurpleConversation *conv, const CatchupWindow *window, const char *arg, gboolean since_present,
+           gboolean post, gboolean automatic)
 {
   Job *job;
 
@@ -225,6 +308,7 @@ start_job (PurpleConversation *conv, const CatchupWindow *window, gboolean since
   job = g_new0 (Job, 1);
   job->key = catchup_room_key_new (conv);
   job->spec = catchup_room_key_spec (job->key);
+  job->arg = g_strdup (arg);
   job->window = *window;
   job->window.first_id = g_strdup (window->first_id);
   job->window.last_id = g_strdup (window->last_id);
@@ -234,6 +318,9 @@ start_job (PurpleConversation *conv, const CatchupWindow *window, gboolean since
   catchup_room_settings_get (conv, &job->settings);
   if (job->window.max_messages == 0)
     job->window.max_messages = job->settings.max_window;
+  /* Without a known last present, a plain /catchup covers as much as the room's maximum allows. */
+  if (job->window.kind == CATCHUP_WINDOW_LAST && job->window.last_n == 0)
+    job->window.last_n = job->window.max_messages;
   /* The preview runs after the messages still queued for writing, so the window includes them. */
   catchup_writer_call_async (catchup_plugin.writer, preview_window, job, NULL, g_free, catchup_plugin.cancellable,
                              preview_done, job);
@@ -242,7 +329,7 @@ start_job (PurpleConversation *conv, const CatchupWindow *window, gboolean since
 void
 catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic)
 {
-  start_job (conv, window, FALSE, post, automatic);
+  start_job (conv, window, NULL, FALSE, post, automatic);
 }
 
 /* ---------- status and forget ---------- */
@@ -391,24 +478,44 @@ ask_forget (PurpleConversation *conv)
 
 /* ---------- the command ---------- */
 
-static const char *
-usage (void)
+/* Every subcommand with one line, for /help catchup and /catchup help. */
+static const struct {
+  const char *syntax;
+  const char *what;
+} subcommands[] = {
+  /* Translators: the subcommand lines of /help catchup; keep "/catchup" and its keywords (post, settings,
+   * status, forget, import-logs, help) as they are. */
+  { "/catchup", N_("what was said since you were last here, up to the room's maximum") },
+  { "/catchup N", N_("the last N messages") },
+  { "/catchup 2h, 45m, 1d", N_("the last two hours, 45 minutes, one day") },
+  { "/catchup post [N | 2h]", N_("shows the summary, and sends it to the room once you press Post (where the "
+                                 "room's settings allow it)") },
+  { "/catchup settings", N_("this room's catch-up settings") },
+  { "/catchup status", N_("what is indexed, since when, which summariser") },
+  { "/catchup forget", N_("deletes this room's history, after asking") },
+  { "/catchup import-logs", N_("adds this room's Pidgin/Finch chat logs to its history") },
+  { "/catchup help", N_("this list") },
+};
+
+/* The list, one subcommand a line; html for the command's help (which libpurple shows as markup). */
+static char *
+help_text (gboolean html)
 {
-  /* Translators: keep "/catchup" and its keywords (post, settings, status, forget, import-logs, help) as they
-   * are. */
-  return _("Usage: /catchup [N | 2h | 45m | 1d | post [N | 2h] | settings | status | forget | import-logs | help]\n"
-           "/catchup: what was said since you were last here\n"
-           "/catchup N: the last N messages\n"
-           "/catchup 2h (or 45m, 1d): the last two hours (minutes, days)\n"
-           "/catchup post: send the summary to the room (if this room's settings allow it)\n"
-           "/catchup settings: this room's catch-up settings\n"
-           "/catchup status: what is indexed, since when, which summariser\n"
-           "/catchup forget: delete this room's history (asks first)\n"
-           "/catchup import-logs: add this room's Pidgin/Finch chat logs to its history (Tools → Plugin Actions "
-           "imports the logs of every room)");
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  g_string_append (text, _("catchup: a summary of what you missed in this room, written only for you."));
+  for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("%s: %s", subcommands[i].syntax, _(subcommands[i].what));
+      g_autofree char *escaped = html ? g_markup_escape_text (line, -1) : NULL;
+
+      g_string_append (text, html ? "<br>" : "\n");
+      g_string_append (text, html ? escaped : line);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
-/* "45m", "2h", "1d", "90s" -> seconds; FALSE for anything else. */
+/* "45m", "2h", "1d" -> seconds; FALSE for anything else. */
 static gboolean
 parse_duration (const char *arg, gint64 *seconds)
 {
@@ -422,7 +529,6 @@ parse_duration (const char *arg, gint64 *seconds)
     return FALSE;
   switch (g_ascii_tolower (*end))
     {
-    case 's': *seconds = n; return TRUE;
     case 'm': *seconds = n * 60; return TRUE;
     case 'h': *seconds = n * 3600; return TRUE;
     case 'd': *seconds = n * 86400; return TRUE;
@@ -455,8 +561,8 @@ parse_window (const char *arg, CatchupWindow *window, gboolean *since_present)
   *since_present = FALSE;
   if (arg == NULL)
     {
+      /* last_n 0: the room's maximum, once its settings are read */
       window->kind = CATCHUP_WINDOW_LAST;
-      window->last_n = DEFAULT_LAST_N;
       *since_present = TRUE;
       return TRUE;
     }
@@ -475,6 +581,37 @@ parse_window (const char *arg, CatchupWindow *window, gboolean *since_present)
   return FALSE;
 }
 
+/* One short line for an argument parse_window refused: what was wrong and what would work. */
+static char *
+bad_argument (const char *arg)
+{
+  const char *p = arg + (*arg == '-' || *arg == '+');
+  const char *digits_end = p;
+
+  while (g_ascii_isdigit (*digits_end))
+    digits_end++;
+  /* Translators: the answers to a wrong /catchup argument (%s is what was typed); keep "/catchup" as it is. */
+  if (*arg == '-' && digits_end > p)
+    return g_strdup_printf (_("“%s”: a count cannot be negative; try /catchup 50 or a span such as /catchup 2h."),
+                            arg);
+  if (digits_end > p && *digits_end == '\0')
+    return g_strdup_printf (_("“%s” messages is nothing to catch up on; give 1 or more, e.g. /catchup 50."), arg);
+  if (digits_end > p)
+    return g_strdup_printf (_("“%s”: a span is a number from 1 to 100000 with m, h or d, e.g. /catchup 45m, 2h or "
+                              "1d."),
+                            arg);
+  return g_strdup_printf (_("Unknown “%s”: try /catchup 50 or /catchup 2h; /help catchup lists every command."),
+                          arg);
+}
+
+static void
+say_bad_argument (PurpleConversation *conv, const char *arg)
+{
+  g_autofree char *line = bad_argument (arg);
+
+  catchup_output_local (conv, line);
+}
+
 static void
 run_window (PurpleConversation *conv, const char *arg, gboolean post)
 {
@@ -483,11 +620,10 @@ run_window (PurpleConversation *conv, const char *arg, gboolean post)
 
   if (!parse_window (arg, &window, &since_present))
     {
-      g_autofree char *line = g_strdup_printf (_("Unknown argument “%s”.\n%s"), arg, usage ());
-      catchup_output_local (conv, line);
+      say_bad_argument (conv, arg);
       return;
     }
-  start_job (conv, &window, since_present, post, FALSE);
+  start_job (conv, &window, arg, since_present, post, FALSE);
 }
 
 static gboolean
@@ -509,6 +645,13 @@ is_verb (const char *word, const char *verb)
 }
 
 static void
+too_many_words (PurpleConversation *conv)
+{
+  /* Translators: keep "/catchup" and "/help catchup" as they are. */
+  catchup_output_local (conv, _("/catchup takes one argument (or post and one); /help catchup lists them."));
+}
+
+static void
 dispatch (PurpleConversation *conv, char **words)
 {
   guint n = g_strv_length (words);
@@ -520,16 +663,20 @@ dispatch (PurpleConversation *conv, char **words)
   else if (is_verb (words[0], "post"))
     {
       if (n > 2)
-        catchup_output_local (conv, usage ());
+        too_many_words (conv);
       else if (!posting_allowed (conv))
         catchup_output_local (conv, _("Posting catch-ups is off for this room; turn it on in /catchup settings."));
       else
         run_window (conv, n == 2 ? words[1] : NULL, TRUE);
     }
   else if (n > 1)
-    catchup_output_local (conv, usage ());
+    too_many_words (conv);
   else if (is_verb (words[0], "help"))
-    catchup_output_local (conv, usage ());
+    {
+      g_autofree char *help = help_text (FALSE);
+
+      catchup_output_local (conv, help);
+    }
   else if (is_verb (words[0], "settings"))
     catchup_room_settings_dialog (purple_conversation_get_account (conv), purple_conversation_get_name (conv), conv);
   else if (is_verb (words[0], "status"))
@@ -574,11 +721,9 @@ on_catchup (PurpleConversation *conv, const char *cmd, char **args, char **error
 void
 catchup_commands_start (PurplePlugin *plugin)
 {
-  /* Translators: HTML; keep "catchup" and its keywords untranslated. */
-  const char *help = _("catchup [N | 2h | 45m | 1d | post | settings | status | forget | import-logs | help]: "
-                       "a summary of what you missed here, written only for you. "
-                       "import-logs adds this room's chat logs to its history.");
+  g_autofree char *help = help_text (TRUE);
 
+  /* libpurple keeps its own copy of the help */
   catchup_cmd_id = purple_cmd_register ("catchup", "s", PURPLE_CMD_P_PLUGIN,
                                         PURPLE_CMD_FLAG_CHAT | PURPLE_CMD_FLAG_IM | PURPLE_CMD_FLAG_ALLOW_WRONG_ARGS,
                                         NULL, PURPLE_CMD_FUNC (on_catchup), help, NULL);

@@ -4,16 +4,22 @@
 
 #include <string.h>
 
+#include <core.h>
 #include <debug.h>
 #include <eventloop.h>
 #include <prefs.h>
+#include <request.h>
 
 /* Bytes of text per line posted to IRC: 512 minus the command, channel and the sender prefix servers add. */
 #define IRC_LINE_BYTES 400
 /* Elsewhere lines are only kept readable. */
 #define OTHER_LINE_BYTES 2000
-/* Inserted into nicks so that posting a summary does not highlight everyone it mentions. */
-#define ZERO_WIDTH_JOINER "\xe2\x80\x8d"
+/* Inserted after a nick's first character so that posting a summary does not highlight everyone it mentions.
+ * A visible character of width one (U+00B7 MIDDLE DOT): zero-width joiners or spaces are counted differently by
+ * terminal clients (Finch's window border, irssi) and by the terminal, which breaks their layout. */
+#define DEFUSE_MARK "\xc2\xb7"
+/* Columns of the post preview in Finch, whose dialogs do not wrap. */
+#define PREVIEW_COLUMNS 72
 
 /* ---------- local output ---------- */
 
@@ -24,24 +30,17 @@ write_local (PurpleConversation *conv, const char *html)
   purple_conversation_write (conv, NULL, html, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG, time (NULL));
 }
 
-/* Chat, model or file text as conversation markup: the one sanitiser (control characters, ESC, bidi overrides,
- * line breaks inside a field), then escaped. */
-static char *
-escape_field (const char *text)
-{
-  g_autofree char *safe = catchup_text_sanitize (text);
-
-  return g_markup_escape_text (safe, -1);
-}
-
+/* Plain text as conversation markup, each line through the one sanitiser (control characters, ESC, bidi
+ * overrides) on its own, then escaped. */
 static void
 append_escaped_lines (GString *html, const char *plain)
 {
-  g_auto (GStrv) lines = g_strsplit (plain, "\n", -1);
+  g_auto (GStrv) lines = g_strsplit (plain ? plain : "", "\n", -1);
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
-      g_autofree char *escaped = escape_field (lines[i]);
+      g_autofree char *safe = catchup_text_sanitize (lines[i]);
+      g_autofree char *escaped = g_markup_escape_text (safe, -1);
 
       g_string_append_printf (html, "%s%s", i ? "<br>" : "", escaped);
     }
@@ -56,75 +55,57 @@ catchup_output_local (PurpleConversation *conv, const char *plain_text)
   write_local (conv, html->str);
 }
 
-static char *
-clock_time (gint64 ts)
+/* Finch strips markup and dims every line that has no sender; Pidgin shows a SYSTEM line all bold. */
+static gboolean
+in_finch (void)
 {
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_local (ts);
-
-  return dt ? g_date_time_format (dt, "%H:%M") : g_strdup ("?");
+  return g_strcmp0 (purple_core_get_ui (), "gnt-purple") == 0;
 }
 
+/* The catch-up itself, for the user alone and never logged: in Pidgin a RAW line, whose markup is shown as it is
+ * (names bold, text in normal weight); in Finch a line from the sender "catch-up", which Finch shows in the
+ * terminal's normal colour instead of dim (it dims a SYSTEM line whatever its sender). */
 static void
-append_item_html (GString *html, const char *label, const CatchupSummaryItem *item)
+write_catchup (PurpleConversation *conv, const char *html)
 {
-  g_autofree char *text = escape_field (item->text);
-  g_autofree char *ref = item->ref ? escape_field (item->ref) : NULL;
+  if (in_finch ())
+    /* TRANSLATORS: the sender shown before a catch-up in Finch. */
+    purple_conversation_write (conv, _("catch-up"), html, PURPLE_MESSAGE_RECV | PURPLE_MESSAGE_NO_LOG, time (NULL));
+  else
+    purple_conversation_write (conv, NULL, html, PURPLE_MESSAGE_SYSTEM | PURPLE_MESSAGE_NO_LOG | PURPLE_MESSAGE_RAW,
+                               time (NULL));
+}
 
-  g_string_append (html, "<br>&nbsp;&nbsp;&nbsp;↳ ");
-  if (label != NULL)
-    g_string_append_printf (html, "%s ", label);
-  if (ref != NULL)
-    g_string_append_printf (html, "“%s” → ", ref);
-  g_string_append (html, text);
-  if (item->speaker != NULL)
+/* One row of the catch-up as conversation markup; Finch shows the text without the markup. */
+static void
+append_row_html (GString *html, const CatchupRow *row)
+{
+  g_autofree char *text = g_markup_escape_text (row->text, -1);
+  g_autofree char *speaker = row->speaker ? g_markup_escape_text (row->speaker, -1) : NULL;
+
+  switch (row->kind)
     {
-      g_autofree char *speaker = escape_field (item->speaker);
-      g_autofree char *when = clock_time (item->ts);
-
-      g_string_append_printf (html, " (%s, %s)", speaker, when);
+    case CATCHUP_ROW_HEADLINE:
+      g_string_append (html, text);
+      break;
+    case CATCHUP_ROW_SECTION:
+      g_string_append_printf (html, "<br><i>%s:</i>", text);
+      break;
+    case CATCHUP_ROW_LINE:
+      g_string_append (html, "<br>• ");
+      if (speaker != NULL)
+        g_string_append_printf (html, "<b>%s</b> ", speaker);
+      if (row->when != NULL)
+        g_string_append_printf (html, "<font color=\"#777777\">%s</font>", row->when);
+      g_string_append_printf (html, "%s%s", speaker || row->when ? ": " : "", text);
+      break;
+    case CATCHUP_ROW_ITEM:
+      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", text);
+      break;
+    case CATCHUP_ROW_NOTE:
+      g_string_append_printf (html, "<br><i>%s</i>", text);
+      break;
     }
-}
-
-static void
-append_items_html (GString *html, const char *label, GPtrArray *items)
-{
-  g_autofree char *escaped = label ? g_markup_escape_text (label, -1) : NULL;
-
-  for (guint i = 0; items != NULL && i < items->len; i++)
-    append_item_html (html, escaped, items->pdata[i]);
-}
-
-static void
-append_line_html (GString *html, const CatchupSummaryLine *line)
-{
-  g_autofree char *speaker = escape_field (line->speaker);
-  g_autofree char *when = clock_time (line->ts);
-
-  g_string_append (html, "<br>");
-  if (line->speaker != NULL)
-    g_string_append_printf (html, "<b>%s</b> (%s): ", speaker, when);
-  append_escaped_lines (html, line->text ? line->text : "");
-  append_items_html (html, NULL, line->context);
-  /* Translators: label of an earlier state that a catch-up line revises */
-  append_items_html (html, _("was:"), line->supersedes);
-  /* Translators: label of an answer under a catch-up line */
-  append_items_html (html, _("reply:"), line->reply);
-  /* Translators: label of an assent under a catch-up line */
-  append_items_html (html, _("agreed:"), line->agreed);
-  if (line->no_reply)
-    {
-      g_autofree char *none = g_markup_escape_text (_("no reply yet"), -1);
-
-      g_string_append_printf (html, "<br>&nbsp;&nbsp;&nbsp;↳ %s", none);
-    }
-}
-
-static void
-append_section_html (GString *html, CatchupSection section)
-{
-  g_autofree char *title = g_markup_escape_text (catchup_section_title (section), -1);
-
-  g_string_append_printf (html, "<br><i>%s</i>", title);
 }
 
 /* One debug line per catch-up shown, with a stable wording that the Pidgin smoke test waits for. */
@@ -155,31 +136,28 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
   const CatchupSummary *summary = result->summary;
   g_autoptr (GString) html = g_string_new (NULL);
   g_autofree char *title = g_markup_escape_text (_("Catch-up"), -1);
+  g_autoptr (GPtrArray) rows = NULL;
 
   log_written (conv, result);
-  g_string_append_printf (html, "<b>%s</b>: ", title);
-  if (summary == NULL || (summary->headline == NULL && (summary->lines == NULL || summary->lines->len == 0)))
+  /* Finch names the sender already */
+  if (!in_finch ())
+    g_string_append_printf (html, "<b>%s</b>: ", title);
+  if (summary == NULL)
     {
       append_escaped_lines (html, _("nothing worth summarising."));
-      write_local (conv, html->str);
+      write_catchup (conv, html->str);
       return;
     }
-  append_escaped_lines (html, summary->headline ? summary->headline : "");
-  for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
+  rows = catchup_render_rows (summary, FALSE);
+  for (guint i = 0; i < rows->len; i++)
+    append_row_html (html, rows->pdata[i]);
+  if (summary->lines == NULL || summary->lines->len == 0)
     {
-      const CatchupSummaryLine *line = summary->lines->pdata[i];
+      g_autofree char *nothing = g_markup_escape_text (_("nothing worth summarising."), -1);
 
-      if (i == 0 || line->section != ((CatchupSummaryLine *) summary->lines->pdata[i - 1])->section)
-        append_section_html (html, line->section);
-      append_line_html (html, line);
+      g_string_append_printf (html, "<br>%s", nothing);
     }
-  if (summary->notice != NULL)
-    {
-      g_autofree char *notice = escape_field (summary->notice);
-
-      g_string_append_printf (html, "<br><i>%s</i>", notice);
-    }
-  write_local (conv, html->str);
+  write_catchup (conv, html->str);
 }
 
 /* ---------- posting to the room ---------- */
@@ -206,7 +184,8 @@ post_queue_free (PostQueue *queue)
 static gboolean
 is_nick_char (gunichar c)
 {
-  return g_unichar_isalnum (c) || strchr ("_-[]\\`^{}|", c) != NULL;
+  /* strchr finds the terminator too: the end of the text is no nick character */
+  return g_unichar_isalnum (c) || (c != 0 && strchr ("_-[]\\`^{}|", c) != NULL);
 }
 
 /* Length of the nick that starts at p as a whole word (compared without case), 0 if none. */
@@ -239,7 +218,7 @@ defuse (const char *text, GPtrArray *nicks)
       g_string_append_len (out, p, next - p);
       if (len > (gsize) (next - p))
         {
-          g_string_append (out, ZERO_WIDTH_JOINER);
+          g_string_append (out, DEFUSE_MARK);
           g_string_append_len (out, next, len - (next - p));
           next = p + len;
         }
@@ -299,21 +278,45 @@ split_into (GQueue *out, const char *line, gsize limit)
     }
 }
 
+/* The lines posted: the headline, each section's title, and each line with what resolves it in words after it
+ * on the same line ("— “that fallback” → …; reply: …"). */
 static GPtrArray *
 summary_lines (const CatchupSummary *summary)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) rows = catchup_render_rows (summary, TRUE);
+  GString *current = NULL;
+  gboolean first_item = TRUE;
 
-  /* Translators: prefix of summaries posted to a room, so that readers know where they come from. */
-  g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), summary->headline ? summary->headline : ""));
-  for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
+  for (guint i = 0; i < rows->len; i++)
     {
-      const CatchupSummaryLine *line = summary->lines->pdata[i];
-      g_autofree char *flat = g_strdelimit (g_strdup (line->text ? line->text : ""), "\r\n", ' ');
+      const CatchupRow *row = rows->pdata[i];
 
-      g_ptr_array_add (lines, line->speaker ? g_strdup_printf ("%s: %s", line->speaker, flat)
-                                            : g_steal_pointer (&flat));
+      if (row->kind == CATCHUP_ROW_ITEM && current != NULL)
+        {
+          /* Translators: joins a posted summary line and the first of what resolves it */
+          g_string_append_printf (current, "%s%s", first_item ? _(" — ") : "; ", row->text);
+          first_item = FALSE;
+          continue;
+        }
+      if (current != NULL)
+        g_ptr_array_add (lines, g_string_free (g_steal_pointer (&current), FALSE));
+      first_item = TRUE;
+      if (row->kind == CATCHUP_ROW_HEADLINE)
+        /* Translators: prefix of summaries posted to a room, so that readers know where they come from. */
+        g_ptr_array_add (lines, g_strdup_printf (_("[catch-up] %s"), row->text));
+      else if (row->kind == CATCHUP_ROW_SECTION)
+        g_ptr_array_add (lines, g_strdup_printf ("%s:", row->text));
+      else if (row->kind == CATCHUP_ROW_LINE && row->speaker != NULL)
+        {
+          current = g_string_new (NULL);
+          g_string_printf (current, "%s: %s", row->speaker, row->text);
+        }
+      else if (row->kind == CATCHUP_ROW_LINE)
+        current = g_string_new (row->text);
     }
+  if (current != NULL)
+    g_ptr_array_add (lines, g_string_free (current, FALSE));
   return lines;
 }
 
@@ -361,7 +364,7 @@ send_next (gpointer data)
   ekey = echo_key (queue->key, line);
   g_hash_table_insert (echoes, ekey, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (echoes, ekey)) + 1));
   /* Outgoing chat text is markup to libpurple. */
-  escaped = escape_field (line);
+  escaped = g_markup_escape_text (line, -1);
   purple_conv_chat_send (PURPLE_CONV_CHAT (conv), escaped);
   if (!g_queue_is_empty (&queue->lines))
     return TRUE;
@@ -374,18 +377,12 @@ done:
   return FALSE;
 }
 
-void
-catchup_output_post (PurpleConversation *conv, const CatchupResult *result)
+static PostQueue *
+post_queue_for (const CatchupRoomKey *key)
 {
-  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
   g_autofree char *spec = catchup_room_key_spec (key);
-  g_autoptr (GPtrArray) nicks = NULL;
-  g_autoptr (GPtrArray) lines = NULL;
-  gsize limit = g_strcmp0 (key->protocol, "prpl-irc") == 0 ? IRC_LINE_BYTES : OTHER_LINE_BYTES;
   PostQueue *queue;
 
-  if (result->summary == NULL || purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
-    return;
   if (post_queues == NULL)
     {
       post_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) post_queue_free);
@@ -395,25 +392,162 @@ catchup_output_post (PurpleConversation *conv, const CatchupResult *result)
   if (queue == NULL)
     {
       queue = g_new0 (PostQueue, 1);
-      queue->key = g_steal_pointer (&key);
-      g_hash_table_insert (post_queues, g_strdup (spec), queue);
+      queue->key = catchup_room_key_copy (key);
+      g_hash_table_insert (post_queues, g_steal_pointer (&spec), queue);
     }
+  return queue;
+}
+
+/* Rate limit: one line now, the rest spaced out so that servers do not throttle or kick us. */
+static void
+send_lines (const CatchupRoomKey *key, GPtrArray *lines)
+{
+  PostQueue *queue = post_queue_for (key);
+
+  for (guint i = 0; i < lines->len; i++)
+    g_queue_push_tail (&queue->lines, g_strdup (lines->pdata[i]));
+  if (queue->timer == 0 && send_next (queue))
+    queue->timer = purple_timeout_add (MAX (purple_prefs_get_int (CATCHUP_PREF_POST_INTERVAL), 1), send_next, queue);
+}
+
+/* ---------- consent: the exact lines, shown before anything is sent ---------- */
+
+typedef struct {
+  CatchupRoomKey *key;
+  GPtrArray *lines;     /* exactly what Post sends: defused, split to the protocol's limit */
+} PendingPost;
+
+/* Closing a request does not run its callbacks: posts still waiting for an answer are freed on unload. */
+static GList *pending_posts;
+
+static void
+pending_post_free (PendingPost *pending)
+{
+  catchup_room_key_free (pending->key);
+  g_ptr_array_unref (pending->lines);
+  g_free (pending);
+}
+
+static void
+post_confirmed (PendingPost *pending, int action)
+{
+  PurpleConversation *conv = catchup_room_key_find_conv (pending->key);
+
+  if (conv != NULL && !purple_conv_chat_has_left (PURPLE_CONV_CHAT (conv)))
+    send_lines (pending->key, pending->lines);
+  else if (conv != NULL)
+    catchup_output_local (conv, _("Not posted: you are no longer in this room."));
+  pending_posts = g_list_remove (pending_posts, pending);
+  pending_post_free (pending);
+}
+
+static void
+post_cancelled (PendingPost *pending, int action)
+{
+  PurpleConversation *conv = catchup_room_key_find_conv (pending->key);
+
+  if (conv != NULL)
+    catchup_output_local (conv, _("Not posted."));
+  pending_posts = g_list_remove (pending_posts, pending);
+  pending_post_free (pending);
+}
+
+/* text broken at spaces into lines of at most columns characters (a longer word stays whole), each after the
+ * first starting with indent. */
+static char *
+wrap_text (const char *text, glong columns, const char *indent)
+{
+  g_auto (GStrv) words = g_strsplit (text, " ", -1);
+  g_autoptr (GString) out = g_string_new (NULL);
+  glong width = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      glong len = g_utf8_strlen (words[i], -1);
+
+      if (*words[i] == '\0')
+        continue;
+      if (width > 0 && width + 1 + len > columns)
+        {
+          g_string_append_printf (out, "\n%s", indent);
+          width = g_utf8_strlen (indent, -1);
+        }
+      else if (width > 0)
+        {
+          g_string_append_c (out, ' ');
+          width++;
+        }
+      g_string_append (out, words[i]);
+      width += len;
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The lines to send, as the preview shows them, one row each. Pidgin wraps the dialog's text itself (a second
+ * wrap would break rows twice); Finch does not, so there each is wrapped at spaces, its continuations indented by
+ * two spaces. */
+static char *
+preview_text (GPtrArray *lines)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  for (guint i = 0; i < lines->len; i++)
+    {
+      g_autofree char *wrapped = in_finch () ? wrap_text (lines->pdata[i], PREVIEW_COLUMNS, "  ")
+                                             : g_strdup (lines->pdata[i]);
+
+      g_string_append_printf (text, "%s%s", i ? "\n" : "", wrapped);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+void
+catchup_output_ask_post (PurpleConversation *conv, const CatchupResult *result)
+{
+  g_autoptr (CatchupRoomKey) key = catchup_room_key_new (conv);
+  g_autoptr (GPtrArray) nicks = NULL;
+  g_autoptr (GPtrArray) lines = NULL;
+  g_autoptr (GQueue) split = g_queue_new ();
+  g_autofree char *primary = NULL;
+  g_autofree char *preview = NULL;
+  gsize limit = g_strcmp0 (key->protocol, "prpl-irc") == 0 ? IRC_LINE_BYTES : OTHER_LINE_BYTES;
+  PendingPost *pending;
+
+  if (result->summary == NULL || purple_conversation_get_type (conv) != PURPLE_CONV_TYPE_CHAT)
+    return;
   nicks = room_nicks (conv, result->summary);
   lines = summary_lines (result->summary);
   for (guint i = 0; i < lines->len; i++)
     {
       g_autofree char *safe = defuse (lines->pdata[i], nicks);
 
-      split_into (&queue->lines, safe, limit);
+      split_into (split, safe, limit);
     }
-  /* Rate limit: one line now, the rest spaced out so that servers do not throttle or kick us. */
-  if (queue->timer == 0 && send_next (queue))
-    queue->timer = purple_timeout_add (MAX (purple_prefs_get_int (CATCHUP_PREF_POST_INTERVAL), 1), send_next, queue);
+  pending = g_new0 (PendingPost, 1);
+  pending->key = g_steal_pointer (&key);
+  pending->lines = g_ptr_array_new_with_free_func (g_free);
+  while (!g_queue_is_empty (split))
+    g_ptr_array_add (pending->lines, g_queue_pop_head (split));
+  pending_posts = g_list_prepend (pending_posts, pending);
+  preview = preview_text (pending->lines);
+  primary = g_strdup_printf (ngettext ("Send this catch-up to %s as %u line?", "Send this catch-up to %s as %u lines?",
+                                       pending->lines->len),
+                             purple_conversation_get_name (conv), pending->lines->len);
+  /* Cancel is the default: pressing Enter by habit sends nothing. */
+  purple_request_action (catchup_plugin.plugin, _("Post catch-up"), primary, preview, 1,
+                         purple_conversation_get_account (conv), NULL, conv, pending, 2,
+                         _("Post"), PURPLE_CALLBACK (post_confirmed),
+                         _("Cancel"), PURPLE_CALLBACK (post_cancelled));
+  /* Finch opens a window that was not asked for by a key press behind the others, only marked in the task bar. */
+  catchup_output_local (conv, _("The lines to post wait in the window “Post catch-up”: nothing is sent before you "
+                                "press Post there."));
 }
 
 void
 catchup_output_stop (void)
 {
+  purple_request_close_with_handle (catchup_plugin.plugin);
+  g_list_free_full (g_steal_pointer (&pending_posts), (GDestroyNotify) pending_post_free);
   g_clear_pointer (&post_queues, g_hash_table_unref);
   g_clear_pointer (&echoes, g_hash_table_unref);
 }

@@ -101,6 +101,10 @@ typedef struct {
 void catchup_room_settings_get (PurpleConversation *conv, CatchupRoomSettings *out);
 void catchup_room_settings_clear (CatchupRoomSettings *settings);
 void catchup_room_settings_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv);
+/* The range a number setting accepts, by its default's pref path: the room dialog and the preferences share it. */
+void catchup_room_settings_bounds (const char *pref, int *min, int *max);
+/* The summary languages as the choices of a string pref: "" for the room's own, else the English name. */
+void catchup_room_settings_language_choices (PurplePluginPref *pref);
 /* Reads the store's settings of a room outside the buddy list into the cache. */
 void catchup_room_settings_prefetch (PurpleConversation *conv);
 void catchup_room_settings_start (PurplePlugin *plugin);
@@ -166,10 +170,30 @@ void catchup_backfill_stop (void);
 void catchup_save_status_start (void);
 void catchup_save_status_stop (void);
 
+/* A catch-up in words (catchup-render.c): rows of plain, sanitised text, times in the user's zone. for_room
+ * leaves out what is for the user alone (topics left out, the model notice). */
+typedef enum {
+  CATCHUP_ROW_HEADLINE,   /* "45 messages from 6 people, Tue 14:43 – Wed 10:23" */
+  CATCHUP_ROW_SECTION,    /* a section's title */
+  CATCHUP_ROW_LINE,       /* speaker (may be NULL), when (may be NULL), text */
+  CATCHUP_ROW_ITEM,       /* under the line before: a resolved reference, a reply, an assent, a replaced state */
+  CATCHUP_ROW_NOTE,
+} CatchupRowKind;
+
+typedef struct {
+  CatchupRowKind kind;
+  char *speaker;
+  char *when;
+  char *text;
+} CatchupRow;
+
+GPtrArray *catchup_render_rows (const CatchupSummary *summary, gboolean for_room);
+
 /* Output into conversations. */
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);
 void catchup_output_result (PurpleConversation *conv, const CatchupResult *result);
-void catchup_output_post (PurpleConversation *conv, const CatchupResult *result);
+/* Shows the exact lines /catchup post would send, and sends them (rate-limited) only when the user presses Post. */
+void catchup_output_ask_post (PurpleConversation *conv, const CatchupResult *result);
 /* TRUE (once) when text is a line this plugin posted to the room: its echo must not be indexed. */
 gboolean catchup_output_take_echo (PurpleConversation *conv, const char *plain_text);
 void catchup_output_stop (void);

@@ -54,6 +54,7 @@ add_pref (PurplePluginPrefFrame *frame, const char *path, const char *label)
   purple_plugin_pref_frame_add (frame, purple_plugin_pref_new_with_name_and_label (path, label));
 }
 
+/* A number pref with the same range as the room dialog's field for it. */
 static void
 add_int_pref (PurplePluginPrefFrame *frame, const char *path, const char *label, int min, int max)
 {
@@ -64,16 +65,34 @@ add_int_pref (PurplePluginPrefFrame *frame, const char *path, const char *label,
 }
 
 static void
+add_room_int_pref (PurplePluginPrefFrame *frame, const char *path, const char *label)
+{
+  int min = 0, max = 0;
+
+  catchup_room_settings_bounds (path, &min, &max);
+  add_int_pref (frame, path, label, min, max);
+}
+
+static void
 add_header (PurplePluginPrefFrame *frame, const char *label)
 {
   purple_plugin_pref_frame_add (frame, purple_plugin_pref_new_with_label (label));
 }
 
+/* A line of explanation: Pidgin wraps these, while every field's label is as wide as the widest one. */
+static void
+add_info (PurplePluginPrefFrame *frame, const char *text)
+{
+  PurplePluginPref *pref = purple_plugin_pref_new_with_label (text);
+
+  purple_plugin_pref_set_type (pref, PURPLE_PLUGIN_PREF_INFO);
+  purple_plugin_pref_frame_add (frame, pref);
+}
+
 static void
 add_length_pref (PurplePluginPrefFrame *frame)
 {
-  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LENGTH,
-                                                                      _("Summary length"));
+  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LENGTH, _("Length"));
 
   purple_plugin_pref_set_type (pref, PURPLE_PLUGIN_PREF_CHOICE);
   purple_plugin_pref_add_choice (pref, _("Short"), GINT_TO_POINTER (CATCHUP_LENGTH_SHORT));
@@ -82,15 +101,28 @@ add_length_pref (PurplePluginPrefFrame *frame)
   purple_plugin_pref_frame_add (frame, pref);
 }
 
+static void
+add_language_pref (PurplePluginPrefFrame *frame)
+{
+  PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_DEF_LANGUAGE, _("Language"));
+
+  purple_plugin_pref_set_type (pref, PURPLE_PLUGIN_PREF_CHOICE);
+  catchup_room_settings_language_choices (pref);
+  purple_plugin_pref_frame_add (frame, pref);
+}
+
+/* Short labels: Pidgin shows the frame in a scrolled area 400 pixels wide and sizes every label like the
+ * widest; what needs more words is an info line, which wraps. */
 PurplePluginPrefFrame *
 catchup_prefs_frame (PurplePlugin *plugin)
 {
   PurplePluginPrefFrame *frame = purple_plugin_pref_frame_new ();
   PurplePluginPref *key;
-  g_autofree char *db_hint = NULL;
 
-  add_header (frame, _("Language model (empty: the built-in summary, nothing leaves this computer)"));
-  add_pref (frame, CATCHUP_PREF_ENDPOINT, _("OpenAI-compatible endpoint URL"));
+  add_header (frame, _("Language model"));
+  add_info (frame, _("No endpoint: the built-in summary,"));
+  add_info (frame, _("and nothing leaves this computer."));
+  add_pref (frame, CATCHUP_PREF_ENDPOINT, _("Endpoint URL"));
   add_pref (frame, CATCHUP_PREF_CHAT_MODEL, _("Chat model"));
   add_pref (frame, CATCHUP_PREF_EMBED_MODEL, _("Embedding model"));
   key = purple_plugin_pref_new_with_name_and_label (CATCHUP_PREF_API_KEY, _("API key"));
@@ -100,21 +132,27 @@ catchup_prefs_frame (PurplePlugin *plugin)
   add_pref (frame, CATCHUP_PREF_THINKING, _("Let a reasoning model think before it answers (slower; off only "
                                             "where the server allows it)"));
 
-  add_header (frame, _("Defaults for rooms without settings of their own"));
+  add_header (frame, _("Rooms"));
+  /* Translators: keep these lines short: they are shown in a narrow column. */
+  add_info (frame, _("For rooms without settings of their own."));
+  add_info (frame, _("A room's own: /catchup settings there."));
+  add_info (frame, _("A catch-up on rejoining needs at least \"After\" new messages and covers at most \"Window\"."));
   add_pref (frame, CATCHUP_PREF_DEF_INDEX, _("Keep a history index"));
   add_pref (frame, CATCHUP_PREF_DEF_AUTO, _("Catch up automatically when I rejoin"));
-  add_int_pref (frame, CATCHUP_PREF_DEF_THRESHOLD, _("…if at least this many messages arrived"), 1, 100000);
-  add_int_pref (frame, CATCHUP_PREF_DEF_BUDGET, _("Memory budget (tokens)"), 64, 65536);
-  add_int_pref (frame, CATCHUP_PREF_DEF_MAX_WINDOW, _("Catch up on at most this many messages"), 1, 100000);
-  add_pref (frame, CATCHUP_PREF_DEF_LANGUAGE, _("Summary language (empty: the room's)"));
+  add_room_int_pref (frame, CATCHUP_PREF_DEF_THRESHOLD, _("After (messages)"));
+  add_room_int_pref (frame, CATCHUP_PREF_DEF_BUDGET, _("Memory (tokens)"));
+  add_room_int_pref (frame, CATCHUP_PREF_DEF_MAX_WINDOW, _("Window (messages)"));
+  add_language_pref (frame);
   add_length_pref (frame);
-  add_pref (frame, CATCHUP_PREF_DEF_ALLOW_POST, _("Allow /catchup post to send summaries to the room"));
+  add_pref (frame, CATCHUP_PREF_DEF_ALLOW_POST, _("Allow /catchup post"));
 
   add_header (frame, _("History"));
   add_pref (frame, CATCHUP_PREF_INDEX_IMS, _("Also index instant messages"));
   catchup_privacy_add_pref (frame);
-  add_int_pref (frame, CATCHUP_PREF_RETENTION_DAYS, _("Keep history for this many days (0: keep)"), 0, 36500);
-  db_hint = g_strdup_printf (_("Database file (empty: %s)"), "catchup/history.db");
-  add_pref (frame, CATCHUP_PREF_DB_PATH, db_hint);
+  add_int_pref (frame, CATCHUP_PREF_RETENTION_DAYS, _("Keep (days)"), 0, 36500);
+  add_info (frame, _("0 keeps the history for ever."));
+  add_pref (frame, CATCHUP_PREF_DB_PATH, _("Database file"));
+  add_info (frame, _("Empty: catchup/history.db"));
+  add_info (frame, _("in the libpurple folder."));
   return frame;
 }

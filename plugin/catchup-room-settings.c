@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include <core.h>
 #include <debug.h>
 #include <prefs.h>
 #include <request.h>
@@ -12,7 +13,7 @@
 /* Set on a chat's buddy-list node once the user saved its settings; until then the defaults apply. */
 #define NODE_CONFIGURED "catchup-configured"
 
-typedef enum { KIND_BOOL, KIND_INT, KIND_STRING, KIND_LENGTH } SettingKind;
+typedef enum { KIND_BOOL, KIND_INT, KIND_LANGUAGE, KIND_LENGTH } SettingKind;
 
 /* One setting: its key (buddy-list node key, and the store's key without the prefix), default pref, place. */
 typedef struct {
@@ -35,14 +36,59 @@ static const Setting settings[] = {
   { "catchup-budget", CATCHUP_PREF_DEF_BUDGET, KIND_INT, FIELD (budget), N_("Memory budget (tokens)"), 64, 65536 },
   { "catchup-max-window", CATCHUP_PREF_DEF_MAX_WINDOW, KIND_INT, FIELD (max_window),
     N_("Catch up on at most this many messages"), 1, 100000 },
-  { "catchup-language", CATCHUP_PREF_DEF_LANGUAGE, KIND_STRING, FIELD (language),
-    N_("Summary language (empty: the room's)"), 0, 0 },
+  { "catchup-language", CATCHUP_PREF_DEF_LANGUAGE, KIND_LANGUAGE, FIELD (language), N_("Summary language"), 0, 0 },
   { "catchup-length", CATCHUP_PREF_DEF_LENGTH, KIND_LENGTH, FIELD (length), N_("Summary length"), 0, 0 },
   { "catchup-allow-post", CATCHUP_PREF_DEF_ALLOW_POST, KIND_BOOL, FIELD (allow_post),
     N_("Allow /catchup post to send summaries to this room"), 0, 0 },
 };
 
 #define SLOT(s, setting, type) (*(type *) G_STRUCT_MEMBER_P ((s), (setting)->offset))
+
+/* The summary languages offered: the English name is what is stored and what the model is asked for (older
+ * versions stored whatever was typed, often the code). Choice 0 is the room's own language. */
+static const struct {
+  const char *code;
+  const char *name;
+} languages[] = {
+  { "ar", N_("Arabic") }, { "zh", N_("Chinese") }, { "cs", N_("Czech") }, { "da", N_("Danish") },
+  { "nl", N_("Dutch") }, { "en", N_("English") }, { "fi", N_("Finnish") }, { "fr", N_("French") },
+  { "de", N_("German") }, { "el", N_("Greek") }, { "he", N_("Hebrew") }, { "hi", N_("Hindi") },
+  { "hu", N_("Hungarian") }, { "it", N_("Italian") }, { "ja", N_("Japanese") }, { "ko", N_("Korean") },
+  { "nb", N_("Norwegian") }, { "pl", N_("Polish") }, { "pt", N_("Portuguese") }, { "ro", N_("Romanian") },
+  { "ru", N_("Russian") }, { "es", N_("Spanish") }, { "sv", N_("Swedish") }, { "tr", N_("Turkish") },
+  { "uk", N_("Ukrainian") },
+};
+
+/* The index in languages of a stored value (its English name or code, any case), or -1. */
+static int
+language_index (const char *text)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (languages); i++)
+    if (g_ascii_strcasecmp (text, languages[i].name) == 0 || g_ascii_strcasecmp (text, languages[i].code) == 0)
+      return (int) i;
+  return -1;
+}
+
+void
+catchup_room_settings_language_choices (PurplePluginPref *pref)
+{
+  purple_plugin_pref_add_choice (pref, _("The room's own"), (gpointer) "");
+  for (guint i = 0; i < G_N_ELEMENTS (languages); i++)
+    purple_plugin_pref_add_choice (pref, _(languages[i].name), (gpointer) languages[i].name);
+}
+
+void
+catchup_room_settings_bounds (const char *pref, int *min, int *max)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    if (strcmp (settings[i].pref, pref) == 0)
+      {
+        *min = settings[i].min;
+        *max = settings[i].max;
+        return;
+      }
+  g_return_if_reached ();
+}
 
 /* Settings of rooms outside the buddy list, as read from the store: room spec -> (node key -> text). */
 static GHashTable *fallback_cache;
@@ -67,9 +113,14 @@ set_from_text (CatchupRoomSettings *out, const Setting *setting, const char *tex
     case KIND_LENGTH:
       SLOT (out, setting, CatchupLength) = CLAMP (atoi (text), CATCHUP_LENGTH_SHORT, CATCHUP_LENGTH_DETAILED);
       break;
-    case KIND_STRING:
-      g_free (SLOT (out, setting, char *));
-      SLOT (out, setting, char *) = *text ? g_strdup (text) : NULL;
+    case KIND_LANGUAGE:
+      {
+        int i = language_index (text);
+
+        /* a language no longer offered (or never valid) falls back on the room's own */
+        g_free (SLOT (out, setting, char *));
+        SLOT (out, setting, char *) = i >= 0 ? g_strdup (languages[i].name) : NULL;
+      }
       break;
     }
 }
@@ -85,7 +136,7 @@ to_text (const CatchupRoomSettings *in, const Setting *setting)
       return g_strdup_printf ("%d", SLOT (in, setting, int));
     case KIND_LENGTH:
       return g_strdup_printf ("%d", (int) SLOT (in, setting, CatchupLength));
-    case KIND_STRING:
+    case KIND_LANGUAGE:
       return g_strdup (SLOT (in, setting, char *) ? SLOT (in, setting, char *) : "");
     }
   g_return_val_if_reached (NULL);
@@ -101,7 +152,7 @@ read_defaults (CatchupRoomSettings *out)
 
       if (s->kind == KIND_BOOL)
         text = g_strdup (purple_prefs_get_bool (s->pref) ? "1" : "0");
-      else if (s->kind == KIND_STRING)
+      else if (s->kind == KIND_LANGUAGE)
         text = g_strdup (purple_prefs_get_string (s->pref));
       else
         text = g_strdup_printf ("%d", purple_prefs_get_int (s->pref));
@@ -119,7 +170,7 @@ read_node (PurpleBlistNode *node, CatchupRoomSettings *out)
 
       if (s->kind == KIND_BOOL)
         text = g_strdup (purple_blist_node_get_bool (node, s->node_key) ? "1" : "0");
-      else if (s->kind == KIND_STRING)
+      else if (s->kind == KIND_LANGUAGE)
         text = g_strdup (purple_blist_node_get_string (node, s->node_key));
       else
         text = g_strdup_printf ("%d", purple_blist_node_get_int (node, s->node_key));
@@ -136,7 +187,7 @@ write_node (PurpleBlistNode *node, const CatchupRoomSettings *in)
 
       if (s->kind == KIND_BOOL)
         purple_blist_node_set_bool (node, s->node_key, SLOT (in, s, gboolean));
-      else if (s->kind == KIND_STRING)
+      else if (s->kind == KIND_LANGUAGE)
         purple_blist_node_set_string (node, s->node_key, SLOT (in, s, char *) ? SLOT (in, s, char *) : "");
       else if (s->kind == KIND_INT)
         purple_blist_node_set_int (node, s->node_key, SLOT (in, s, int));
@@ -390,6 +441,7 @@ save_fallback (PurpleAccount *account, const char *name, const CatchupRoomSettin
 typedef struct {
   PurpleAccount *account;
   char *name;
+  PurpleConversation *conv;   /* only as the dialog's parent; may be gone by the time it is answered */
 } DialogTarget;
 
 /* Closing a request does not run its callbacks: the targets of dialogs still open are freed on unload. */
@@ -403,10 +455,27 @@ dialog_target_free (DialogTarget *target)
   g_free (target);
 }
 
+/* Finch 2.x numbers a choice field's entries from 1 when it shows and reads them, libpurple and Pidgin from 0:
+ * without this its dialog showed "Short" for a room stored as Normal, and saved the next entry. */
+static int
+choice_offset (void)
+{
+  return g_strcmp0 (purple_core_get_ui (), "gnt-purple") == 0 ? 1 : 0;
+}
+
+static char *
+int_label (const Setting *s)
+{
+  /* Translators: a number field of the room settings and its range, e.g. "Memory budget (tokens) (64–65536)". */
+  return g_strdup_printf (_("%s (%d–%d)"), _(s->label), s->min, s->max);
+}
+
+/* current holds the values to show: the stored ones, or what was typed when the dialog comes back refused. */
 static PurpleRequestField *
-field_for (const Setting *s, const CatchupRoomSettings *current)
+field_for (const Setting *s, const CatchupRoomSettings *current, GHashTable *typed)
 {
   PurpleRequestField *field = NULL;
+  const char *text = typed ? g_hash_table_lookup (typed, s->node_key) : NULL;
 
   switch (s->kind)
     {
@@ -414,13 +483,24 @@ field_for (const Setting *s, const CatchupRoomSettings *current)
       field = purple_request_field_bool_new (s->node_key, _(s->label), SLOT (current, s, gboolean));
       break;
     case KIND_INT:
-      field = purple_request_field_int_new (s->node_key, _(s->label), SLOT (current, s, int));
+      {
+        /* A text field: an integer field reads "abc" as 0, so what was wrong could not be told. */
+        g_autofree char *label = int_label (s);
+        g_autofree char *value = g_strdup_printf ("%d", SLOT (current, s, int));
+
+        field = purple_request_field_string_new (s->node_key, label, text ? text : value, FALSE);
+      }
       break;
-    case KIND_STRING:
-      field = purple_request_field_string_new (s->node_key, _(s->label), SLOT (current, s, char *), FALSE);
+    case KIND_LANGUAGE:
+      field = purple_request_field_choice_new (s->node_key, _(s->label),
+                                               language_index (SLOT (current, s, char *)) + 1 + choice_offset ());
+      purple_request_field_choice_add (field, _("The room's own"));
+      for (guint i = 0; i < G_N_ELEMENTS (languages); i++)
+        purple_request_field_choice_add (field, _(languages[i].name));
       break;
     case KIND_LENGTH:
-      field = purple_request_field_choice_new (s->node_key, _(s->label), SLOT (current, s, CatchupLength));
+      field = purple_request_field_choice_new (s->node_key, _(s->label),
+                                               SLOT (current, s, CatchupLength) + choice_offset ());
       purple_request_field_choice_add (field, _("Short"));
       purple_request_field_choice_add (field, _("Normal"));
       purple_request_field_choice_add (field, _("Detailed"));
@@ -429,23 +509,64 @@ field_for (const Setting *s, const CatchupRoomSettings *current)
   return field;
 }
 
-static void
-read_fields (PurpleRequestFields *fields, CatchupRoomSettings *out)
+/* A whole number in [min, max] and nothing else (no sign, no fraction, no unit); FALSE otherwise. */
+static gboolean
+parse_int_input (const char *text, int min, int max, int *out)
 {
+  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
+  guint64 value;
+
+  if (*trimmed == '\0' || !g_ascii_string_to_unsigned (trimmed, 10, 0, G_MAXINT, &value, NULL)
+      || value < (guint64) MAX (min, 0) || value > (guint64) max)
+    return FALSE;
+  *out = (int) value;
+  return TRUE;
+}
+
+/* Reads the dialog into out. Every field that is not acceptable gets a line in problems, and the text typed into
+ * every field goes into typed, so that a refused dialog comes back as it was left. */
+static void
+read_fields (PurpleRequestFields *fields, CatchupRoomSettings *out, GString *problems, GHashTable *typed)
+{
+  int offset = choice_offset ();
+
   for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
     {
       const Setting *s = &settings[i];
-      g_autofree char *text = NULL;
+      int choice;
 
-      if (s->kind == KIND_BOOL)
-        text = g_strdup (purple_request_fields_get_bool (fields, s->node_key) ? "1" : "0");
-      else if (s->kind == KIND_STRING)
-        text = g_strdup (purple_request_fields_get_string (fields, s->node_key));
-      else if (s->kind == KIND_INT)
-        text = g_strdup_printf ("%d", purple_request_fields_get_integer (fields, s->node_key));
-      else
-        text = g_strdup_printf ("%d", purple_request_fields_get_choice (fields, s->node_key));
-      set_from_text (out, s, text ? g_strstrip (text) : "");
+      switch (s->kind)
+        {
+        case KIND_BOOL:
+          SLOT (out, s, gboolean) = purple_request_fields_get_bool (fields, s->node_key);
+          break;
+        case KIND_INT:
+          {
+            const char *text = purple_request_fields_get_string (fields, s->node_key);
+
+            g_hash_table_insert (typed, (gpointer) s->node_key, g_strdup (text ? text : ""));
+            if (!parse_int_input (text, s->min, s->max, &SLOT (out, s, int)))
+              {
+                g_autofree char *shown = catchup_text_sanitize (text);
+
+                /* Translators: why a room setting was refused: the field's label, what was typed, the range. */
+                g_string_append_printf (problems, _("%s: “%s” is not a whole number from %d to %d.\n"), _(s->label),
+                                        shown, s->min, s->max);
+              }
+          }
+          break;
+        case KIND_LANGUAGE:
+          choice = purple_request_fields_get_choice (fields, s->node_key) - offset;
+          g_free (SLOT (out, s, char *));
+          SLOT (out, s, char *) = choice >= 1 && choice <= (int) G_N_ELEMENTS (languages)
+                                    ? g_strdup (languages[choice - 1].name)
+                                    : NULL;
+          break;
+        case KIND_LENGTH:
+          choice = purple_request_fields_get_choice (fields, s->node_key) - offset;
+          SLOT (out, s, CatchupLength) = CLAMP (choice, CATCHUP_LENGTH_SHORT, CATCHUP_LENGTH_DETAILED);
+          break;
+        }
     }
 }
 
@@ -455,17 +576,29 @@ account_exists (PurpleAccount *account)
   return g_list_find (purple_accounts_get_all (), account) != NULL;
 }
 
+static void open_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv,
+                         const CatchupRoomSettings *current, GHashTable *typed, const char *problems);
+
 static void
 dialog_saved (DialogTarget *target, PurpleRequestFields *fields)
 {
   CatchupRoomSettings chosen = { 0 };
+  g_autoptr (GString) problems = g_string_new (NULL);
+  g_autoptr (GHashTable) typed = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   PurpleBlistNode *node;
 
   if (account_exists (target->account))
     {
-      read_fields (fields, &chosen);
-      node = chat_node (target->account, target->name);
-      if (node != NULL)
+      read_fields (fields, &chosen, problems, typed);
+      if (problems->len != 0)
+        {
+          /* Refused as a whole: nothing is saved until every field is acceptable. */
+          g_strchomp (problems->str);
+          open_dialog (target->account, target->name,
+                       g_list_find (purple_get_conversations (), target->conv) ? target->conv : NULL, &chosen, typed,
+                       problems->str);
+        }
+      else if ((node = chat_node (target->account, target->name)) != NULL)
         write_node (node, &chosen);
       else
         save_fallback (target->account, target->name, &chosen);
@@ -480,27 +613,37 @@ dialog_cancelled (DialogTarget *target, PurpleRequestFields *fields)
   dialog_target_free (target);
 }
 
-void
-catchup_room_settings_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv)
+static void
+open_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv, const CatchupRoomSettings *current,
+             GHashTable *typed, const char *problems)
 {
-  CatchupRoomSettings current;
   PurpleRequestFields *fields = purple_request_fields_new ();
   PurpleRequestFieldGroup *group = purple_request_field_group_new (NULL);
   DialogTarget *target = g_new0 (DialogTarget, 1);
   g_autofree char *primary = g_strdup_printf (_("Catch-up settings for %s"), name);
 
-  settings_for (account, name, &current);
   for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
-    purple_request_field_group_add_field (group, field_for (&settings[i], &current));
+    purple_request_field_group_add_field (group, field_for (&settings[i], current, typed));
   purple_request_fields_add_group (fields, group);
-  catchup_room_settings_clear (&current);
 
   target->account = account;
   target->name = g_strdup (name);
+  target->conv = conv;
   open_targets = g_list_prepend (open_targets, target);
-  purple_request_fields (catchup_plugin.plugin, _("Catch-up settings"), primary, NULL, fields,
-                         _("_Save"), G_CALLBACK (dialog_saved), _("_Cancel"), G_CALLBACK (dialog_cancelled),
+  /* Labels without mnemonics: Finch shows the underscore. */
+  purple_request_fields (catchup_plugin.plugin, _("Catch-up settings"), primary, problems, fields,
+                         _("Save"), G_CALLBACK (dialog_saved), _("Cancel"), G_CALLBACK (dialog_cancelled),
                          account, NULL, conv, target);
+}
+
+void
+catchup_room_settings_dialog (PurpleAccount *account, const char *name, PurpleConversation *conv)
+{
+  CatchupRoomSettings current;
+
+  settings_for (account, name, &current);
+  open_dialog (account, name, conv, &current, NULL, NULL);
+  catchup_room_settings_clear (&current);
 }
 
 /* ---------- menus ---------- */

@@ -41,21 +41,26 @@ fault_text (const CatchupWriterStatus *status, guint64 n_kept)
   switch (status->fault)
     {
     case CATCHUP_WRITER_FULL:
-      return g_strdup_printf (dngettext (GETTEXT_PACKAGE, "Catch-up could not save history: disk full; %lu message is kept and will "
-                                        "be saved when space is free",
-                                        "Catch-up could not save history: disk full; %lu messages are kept and "
-                                        "will be saved when space is free", n), n);
+      return g_strdup_printf (
+        dngettext (GETTEXT_PACKAGE,
+                   "Catch-up could not save history: disk full; %lu message is kept and will be saved when space "
+                   "is free",
+                   "Catch-up could not save history: disk full; %lu messages are kept and will be saved when space "
+                   "is free", n), n);
     case CATCHUP_WRITER_BUSY:
-      return g_strdup_printf (dngettext (GETTEXT_PACKAGE, "Catch-up could not save history: another program keeps the database "
-                                        "locked; %lu message is kept and will be saved when it is free",
-                                        "Catch-up could not save history: another program keeps the database "
-                                        "locked; %lu messages are kept and will be saved when it is free", n), n);
+      return g_strdup_printf (
+        dngettext (GETTEXT_PACKAGE,
+                   "Catch-up could not save history: another program keeps the database locked; %lu message is "
+                   "kept and will be saved when it is free",
+                   "Catch-up could not save history: another program keeps the database locked; %lu messages are "
+                   "kept and will be saved when it is free", n), n);
     default:
-      return g_strdup_printf (dngettext (GETTEXT_PACKAGE, "Catch-up could not save history: the disk fails (%s); %lu message is "
-                                        "kept and will be saved when it works again",
-                                        "Catch-up could not save history: the disk fails (%s); %lu messages are "
-                                        "kept and will be saved when it works again", n),
-                              status->detail ? status->detail : "?", n);
+      return g_strdup_printf (
+        dngettext (GETTEXT_PACKAGE,
+                   "Catch-up could not save history: the disk fails (%s); %lu message is kept and will be saved "
+                   "when it works again",
+                   "Catch-up could not save history: the disk fails (%s); %lu messages are kept and will be saved "
+                   "when it works again", n), status->detail ? status->detail : "?", n);
     }
 }
 
@@ -85,9 +90,9 @@ static void
 tell_recovery (const CatchupWriterStatus *status)
 {
   gulong n = (gulong) MIN (status->n_saved, G_MAXULONG);
-  g_autofree char *text = g_strdup_printf (dngettext (GETTEXT_PACKAGE, "Catch-up saves history again: the %lu kept message is saved",
-                                                     "Catch-up saves history again: the %lu kept messages are "
-                                                     "saved", n), n);
+  g_autofree char *text = g_strdup_printf (
+    dngettext (GETTEXT_PACKAGE, "Catch-up saves history again: the %lu kept message is saved",
+               "Catch-up saves history again: the %lu kept messages are saved", n), n);
   GHashTableIter iter;
   gpointer key;
 
@@ -140,11 +145,11 @@ catchup_save_status_stop (void)
   n = (gulong) MIN (n_unsaved, G_MAXULONG);
   purple_debug_error ("catchup", "%lu messages could not be written to the history database: %s\n", n,
                       reason ? reason : "?");
-  secondary = g_strdup_printf (dngettext (GETTEXT_PACKAGE, "%lu message could not be saved to the catch-up history (%s). It will "
-                                         "be missing from later catch-ups.",
-                                         "%lu messages could not be saved to the catch-up history (%s). They will "
-                                         "be missing from later catch-ups.", n),
-                               n, reason ? reason : "?");
+  secondary = g_strdup_printf (
+    dngettext (GETTEXT_PACKAGE,
+               "%lu message could not be saved to the catch-up history (%s). It will be missing from later catch-ups.",
+               "%lu messages could not be saved to the catch-up history (%s). They will be missing from later "
+               "catch-ups.", n), n, reason ? reason : "?");
   /* no plugin handle: the plugin's notices are closed right after its unload */
   purple_notify_warning (NULL, _("Catch-up"), _("Catch-up could not save all history"), secondary);
 }

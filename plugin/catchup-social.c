@@ -98,8 +98,11 @@ append_turn (GString *out, const CatchupMessage *m, gboolean latest)
 {
   g_autoptr (GDateTime) dt = g_date_time_new_from_unix_local (m->ts);
   g_autofree char *when = dt ? g_date_time_format (dt, "%a %H:%M") : g_strdup ("?");
+  /* one line per turn: a line break inside a message must not start a line of its own */
+  g_autofree char *speaker = catchup_text_sanitize (m->speaker);
+  g_autofree char *text = catchup_text_sanitize (m->text);
 
-  g_string_append_printf (out, "\n  [%s] %s: %s", when, m->speaker, m->text);
+  g_string_append_printf (out, "\n  [%s] %s: %s", when, speaker, text);
   if (latest)
     g_string_append (out, _(" (latest)"));
 }
@@ -123,8 +126,10 @@ append_records (GString *out, const char *heading, GPtrArray *records)
   for (guint i = 0; i < records->len; i++)
     {
       const CatchupRecord *r = records->pdata[i];
+      g_autofree char *source = catchup_text_sanitize (r->source);
+      g_autofree char *text = catchup_text_sanitize (r->text);
 
-      g_string_append_printf (out, "\n  %s: %s", r->source, r->text);
+      g_string_append_printf (out, "\n  %s: %s", source, text);
     }
 }
 
@@ -132,19 +137,21 @@ static char *
 render_ask (const CatchupAskResult *res)
 {
   GString *out = g_string_new (NULL);
+  g_autofree char *question = catchup_text_sanitize (res->query->question);
 
-  g_string_append_printf (out, _("Asked: %s"), res->query->question);
+  g_string_append_printf (out, _("Asked: %s"), question);
   for (guint i = 0; i < res->rows->len; i++)
     {
       const CatchupAskRow *row = res->rows->pdata[i];
+      g_autofree char *person = row->person ? catchup_text_sanitize (row->person) : g_strdup (_("the room"));
 
       if (row->person != NULL && row->turns->len == 0)
         {
           g_string_append_c (out, '\n');
-          g_string_append_printf (out, _("%s: nothing on this"), row->person);
+          g_string_append_printf (out, _("%s: nothing on this"), person);
           continue;
         }
-      g_string_append_printf (out, "\n%s:", row->person ? row->person : _("the room"));
+      g_string_append_printf (out, "\n%s:", person);
       for (guint t = 0; t < row->turns->len; t++)
         {
           const CatchupMessage *m = row->turns->pdata[t];

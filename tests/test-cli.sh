@@ -340,6 +340,10 @@ no_raw "memory prints chat text sanitised"
 run 0 "summarize over hostile text" summarize --db "$hostile" --room "$room_id" --last 2
 no_raw "summarize prints chat text sanitised"
 out_has "2 messages from 2 people" "hostile text is still summarised"
+run 0 "ask over hostile text" ask --db "$hostile" --room "$room_id" --question "what did everyone decide about the lock?"
+no_raw "ask prints chat text sanitised"
+run 0 "summarize --about over hostile text" summarize --db "$hostile" --room "$room_id" --last 2 --about bo
+no_raw "summarize --about prints chat text sanitised"
 
 # --- a history in a read-only folder is still read (WAL would need its -shm and -wal files beside it) ---
 rodir=$tmp/readonly

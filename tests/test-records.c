@@ -296,7 +296,131 @@ test_prune (void)
   g_assert_true (catchup_store_prune (store, 500, NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE room = ?1", room), ==, 1);
-  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE uid = 'new' AND room = ?1", room), ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records r JOIN messages m ON m.row = r.row WHERE m.uid = 'new' AND r.room = ?1", room), ==, 1);
+}
+
+/* The model writer's actions are checked one by one: the valid ones are stored, the rest dropped. */
+static void
+test_model_actions (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+  g_autoptr (GPtrArray) segment = NULL;
+  g_autoptr (GPtrArray) bob = NULL;
+  g_autoptr (GPtrArray) all = NULL;
+  g_autofree char *reply = NULL;
+  guint applied = 0, dropped = 0;
+  gint64 old_bob, old_alice;
+
+  add_turn (store, room, "m1", 100, "bob", "I think the office is too far");
+  add_turn (store, room, "m2", 110, "alice", "I'll book the room");
+  g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
+  old_bob = test_sql_count (store, "SELECT id FROM records WHERE owner = 'bob' AND room = ?1", room);
+  old_alice = test_sql_count (store, "SELECT id FROM records WHERE owner = 'alice' AND room = ?1", room);
+  add_turn (store, room, "m3", 200, "bob", "the office grew on me");
+  segment = catchup_store_range (store, room, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_ptr_array_remove_range (segment, 0, 2);
+  reply = g_strdup_printf (
+    "Here you go:\n```json\n{\"actions\": ["
+    /* valid: an update of bob's stance by bob, with evidence in the segment */
+    "{\"op\": \"update\", \"target\": %" G_GINT64_FORMAT ", \"kind\": \"stance\", \"source\": \"bob\", "
+    "\"owner\": \"bob\", \"subject\": \"office\", \"text\": \"likes the office now\", \"evidence\": [\"m3\"]},"
+    /* valid: a group norm */
+    "{\"op\": \"add\", \"kind\": \"norm\", \"source\": \"bob\", \"owner\": \"group\", \"text\": \"x\", "
+    "\"evidence\": [\"m3\"]},"
+    "{\"op\": \"noop\"},"
+    /* unknown evidence id */
+    "{\"op\": \"add\", \"kind\": \"fact\", \"source\": \"bob\", \"owner\": \"bob\", \"text\": \"x\", "
+    "\"evidence\": [\"m99\"]},"
+    /* evidence outside the segment */
+    "{\"op\": \"add\", \"kind\": \"fact\", \"source\": \"bob\", \"owner\": \"bob\", \"text\": \"x\", "
+    "\"evidence\": [\"m1\"]},"
+    /* a source who did not write the evidence */
+    "{\"op\": \"add\", \"kind\": \"fact\", \"source\": \"alice\", \"owner\": \"bob\", \"text\": \"x\", "
+    "\"evidence\": [\"m3\"]},"
+    /* an owner outside the roster */
+    "{\"op\": \"add\", \"kind\": \"fact\", \"source\": \"bob\", \"owner\": \"mallory\", \"text\": \"x\", "
+    "\"evidence\": [\"m3\"]},"
+    /* update of a missing record */
+    "{\"op\": \"update\", \"target\": 99999, \"kind\": \"stance\", \"source\": \"bob\", \"owner\": \"bob\", "
+    "\"text\": \"x\", \"evidence\": [\"m3\"]},"
+    /* update of someone else's record */
+    "{\"op\": \"update\", \"target\": %" G_GINT64_FORMAT ", \"kind\": \"stance\", \"source\": \"bob\", "
+    "\"owner\": \"bob\", \"text\": \"x\", \"evidence\": [\"m3\"]},"
+    /* unknown kind and op, and not an object */
+    "{\"op\": \"add\", \"kind\": \"gossip\", \"source\": \"bob\", \"owner\": \"bob\", \"text\": \"x\", "
+    "\"evidence\": [\"m3\"]},"
+    "{\"op\": \"delete\", \"target\": 1}, 42]}\n```\n",
+    old_bob, old_alice);
+  g_assert_true (catchup_records_apply_model_reply (store, room, segment, reply, &applied, &dropped, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (applied, ==, 2);
+  g_assert_cmpuint (dropped, ==, 9);
+  bob = catchup_records_list (store, room, "bob", TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (bob->len, ==, 1);
+  g_assert_cmpstr (((CatchupRecord *) bob->pdata[0])->text, ==, "likes the office now");
+  g_assert_cmpint (((CatchupRecord *) bob->pdata[0])->supersedes, ==, old_bob);
+  g_assert_cmpstr (((CatchupRecord *) bob->pdata[0])->msg_id, ==, "m3");
+  /* alice's record was not touched */
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE superseded_by IS NULL AND owner = 'alice'"
+                                          " AND room = ?1", room), ==, 1);
+  all = catchup_records_list (store, room, "", TRUE, &error);
+  g_assert_cmpuint (all->len, >=, 1);
+  /* a reply without JSON drops everything and says so */
+  g_assert_false (catchup_records_apply_model_reply (store, room, segment, "no idea", &applied, &dropped, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
+/* The model path against the test server: one call for the segment, its valid actions stored, the invalid ones
+ * (unknown evidence, an owner outside the roster, an update of a missing record or of another owner's record)
+ * dropped. */
+static void
+test_model_server (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = test_tmp_dir ("catchup-records-XXXXXX");
+  gint64 room;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+  g_autoptr (GPtrArray) segment = NULL;
+  g_autoptr (CatchupLlm) llm = NULL;
+  CatchupLlmConfig config;
+  guint applied = 0, dropped = 0;
+  GPid pid = 0;
+  guint port = test_server_start (dir, &pid);
+
+  if (!test_need_server (port))
+    {
+      test_remove_tree (dir);
+      return;
+    }
+  add_turn (store, room, "m1", 100, "carol", "I'll write the release notes");
+  g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
+  add_turn (store, room, "m2", 200, "bob", "I think we should ship on Monday");
+  add_turn (store, room, "m3", 210, "alice", "fine by me");
+  segment = catchup_store_range (store, room, NULL, NULL, 0, &error);
+  g_ptr_array_remove_index (segment, 0);
+  catchup_llm_config_init (&config);
+  config.base_url = g_strdup_printf ("http://127.0.0.1:%u/s/records.r1/v1", port);
+  config.chat_model = g_strdup ("test-chat");
+  config.timeout_ms = 5000;
+  llm = catchup_llm_new (&config, &error);
+  catchup_llm_config_clear (&config);
+  g_assert_no_error (error);
+  g_assert_true (catchup_records_model_write (store, room, llm, segment, &applied, &dropped, NULL, &error));
+  g_assert_no_error (error);
+  /* one add per message of the segment; four invalid actions, carol's record among the heads shown */
+  g_assert_cmpuint (applied, ==, 2);
+  g_assert_cmpuint (dropped, ==, 4);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE text LIKE 'said: %' AND room = ?1", room),
+                   ==, 2);
+  /* carol's commitment is still the head of her chain */
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE owner = 'carol' AND superseded_by IS NULL"
+                                          " AND room = ?1", room), >=, 1);
+  test_server_stop (pid);
+  test_remove_tree (dir);
 }
 
 int
@@ -317,5 +441,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/records/incremental", test_incremental);
   g_test_add_func ("/catchup/records/import-and-forget", test_import_and_forget);
   g_test_add_func ("/catchup/records/prune", test_prune);
+  g_test_add_func ("/catchup/records/model-actions", test_model_actions);
+  g_test_add_func ("/catchup/records/model-server", test_model_server);
   return g_test_run ();
 }

@@ -897,6 +897,29 @@ test_memory (void)
   g_assert_true (add (store, room, NULL, 1, "s", "t", NULL));
 }
 
+/* What a catch-up window can hold: turns only, from a time on. */
+static void
+test_count_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  g_autoptr (GError) error = NULL;
+
+  add (fx->store, fx->room, "t1", 100, "ann", "first", NULL);
+  add (fx->store, fx->room, "t2", 200, "bob", "second", NULL);
+  add (fx->store, fx->room, "t3", 300, "ann", "third", NULL);
+  {
+    g_autoptr (CatchupMessage) joined = catchup_message_new ("e1", 250, "cy", "cy has joined");
+
+    joined->flags = CATCHUP_MESSAGE_EVENT;
+    g_assert_true (catchup_store_add (fx->store, fx->room, joined, NULL, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, G_MININT64, &error), ==, 3);
+  g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 200, &error), ==, 2);
+  g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 301, &error), ==, 0);
+  g_assert_no_error (error);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, &error), ==, 4);
+}
+
 /* Rows another program (or an older version) wrote with invalid UTF-8 are read back as valid text. */
 static void
 test_invalid_utf8_read (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
@@ -977,15 +1000,64 @@ test_migrate_v4 (void)
   store = catchup_store_open (path, &error);
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
-  g_assert_cmpint (CATCHUP_STORE_SCHEMA_VERSION, ==, 5);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE ?1 = ?1", 0), ==, 0);
   g_assert_cmpint (catchup_store_count (store, 7, NULL), ==, 2);
   g_assert_true (catchup_records_update (store, 7, 0, &n, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n, ==, 1);
-  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE uid = 'u1' AND kind = 2 AND room = ?1", 7),
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE row = 1 AND kind = 2 AND room = ?1", 7),
                    ==, 1);
   g_assert_cmpint (test_sql_count (store, "SELECT max_row FROM records_state WHERE room = ?1", 7), ==, 2);
+  g_clear_pointer (&store, catchup_store_close);
+  test_remove_tree (dir);
+}
+
+/* A v5 file with records (their text stored, their message's uid copied) reads the text through the message,
+ * counts the roster the records cover, and a new record still updates an old head. */
+static void
+test_migrate_v5 (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = tmp_db ("v5.db", &dir);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (GPtrArray) records = NULL;
+  g_autoptr (CatchupMessage) msg = catchup_message_new ("u3", 70, "alice", "I'll write the notes on Monday instead");
+  sqlite3 *db = NULL;
+  CatchupRecord *head;
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V2);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V3);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V4);
+  raw_exec (db, CATCHUP_STORE_SCHEMA_V5);
+  raw_exec (db, "PRAGMA user_version = 5;"
+                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'I''ll write the notes');"
+                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (2, 7, 'u2', 60, 'bob', 'lol');"
+                "INSERT INTO records (id, room, row, uid, ts, kind, family, scope, source, owner, subject, text)"
+                " VALUES (1, 7, 1, 'u1', 50, 2, 2, 0, 'alice', 'alice', 'writ not', 'I''ll write the notes');"
+                "INSERT INTO records_state (room, max_row) VALUES (7, 2);");
+  sqlite3_close (db);
+
+  store = catchup_store_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (test_sql_count (store, "PRAGMA user_version", 0), ==, CATCHUP_STORE_SCHEMA_VERSION);
+  g_assert_cmpint (test_sql_count (store, "SELECT turns FROM room_speakers WHERE room = ?1 AND speaker = 'alice'", 7),
+                   ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM room_speakers WHERE room = ?1", 7), ==, 2);
+  g_assert_true (catchup_store_add (store, 7, msg, NULL, &error));
+  g_assert_true (catchup_records_update (store, 7, 0, NULL, &error));
+  g_assert_no_error (error);
+  records = catchup_records_list (store, 7, "alice", FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (records->len, ==, 2);
+  g_assert_cmpstr (((CatchupRecord *) records->pdata[0])->text, ==, "I'll write the notes");
+  g_assert_cmpstr (((CatchupRecord *) records->pdata[0])->msg_id, ==, "u1");
+  head = records->pdata[1];
+  g_assert_cmpstr (head->msg_id, ==, "u3");
+  g_assert_cmpint (head->supersedes, ==, 1);
   g_clear_pointer (&store, catchup_store_close);
   test_remove_tree (dir);
 }
@@ -1012,9 +1084,11 @@ main (int argc, char **argv)
   TEST ("busy", test_busy);
   TEST ("full", test_full);
   TEST ("prune", test_prune);
+  TEST ("count-turns", test_count_turns);
   g_test_add_func ("/catchup/store/migrate-v1", test_migrate_v1);
   g_test_add_func ("/catchup/store/migrate-v2", test_migrate_v2);
   g_test_add_func ("/catchup/store/migrate-v4", test_migrate_v4);
+  g_test_add_func ("/catchup/store/migrate-v5", test_migrate_v5);
   g_test_add_func ("/catchup/store/future-version", test_future_version);
   g_test_add_func ("/catchup/store/corrupt", test_corrupt);
   g_test_add_func ("/catchup/store/unwritable", test_unwritable);

@@ -561,6 +561,226 @@ test_for_you (void)
     g_assert_cmpint (((CatchupSummaryLine *) none->lines->pdata[i])->section, !=, CATCHUP_SECTION_FOR_YOU);
 }
 
+/* ---- the rules of the issue, one small window each ---- */
+
+static gboolean
+has_line (const CatchupSummary *s, const char *id)
+{
+  return line_for (s, id) != NULL;
+}
+
+/* A later date supersedes the earlier one: the latest is shown, with what it replaced, never the old one. */
+static void
+test_superseded_date (void)
+{
+  const Row rows[] = {
+    { "d1", T0, "mira", "the final release of 3.0 is on Tue Mar 17, I'll tag it in the morning" },
+    { "d2", T0 + 5 * MIN_, "bert", "the windows build still needs a look before then" },
+    { "d3", T0 + 60 * MIN_, "mira", "update: the final release of 3.0 moves to Thu Mar 19, the header fix is not in yet" },
+    { "d4", T0 + 65 * MIN_, "carl", "noted" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *latest = line_for (s, "d3");
+
+  rendered_lines (s);
+  g_assert_nonnull (latest);
+  g_assert_false (has_line (s, "d1"));
+  g_assert_cmpuint (latest->supersedes->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) latest->supersedes->pdata[0])->id, ==, "d1");
+  g_autofree char *text = catchup_summary_to_text (s);
+  g_assert_nonnull (strstr (text, "↳ was: "));
+  g_assert_nonnull (strstr (text, "Tue Mar 17"));
+}
+
+/* The window revises a memory turn older than the window: the memory's state is shown as replaced. */
+static void
+test_revises_memory (void)
+{
+  const Row old[] = {
+    { "o1", T0 - DAY, "mira", "the final release of 3.0 is on Tue Mar 17" },
+    { "o2", T0 - DAY + 60, "bert", "lunch anyone?" },
+  };
+  const Row rows[] = {
+    { "r1", T0, "mira", "heads up: the final release of 3.0 moves to Thu Mar 19, the header fix is not in yet" },
+    { "r2", T0 + MIN_, "bert", "ok, I'll tell the packagers" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "r1");
+
+  rendered_lines (s);
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->supersedes->pdata[0])->id, ==, "o1");
+  memory_free (mem);
+}
+
+/* A question whose answer comes two lines later, after the asker's own follow-up. */
+static void
+test_answer_two_lines_later (void)
+{
+  const Row rows[] = {
+    { "q1", T0, "ines", "who owns the backup cron now?" },
+    { "q2", T0 + MIN_, "ines", "it failed again last night and nobody got paged" },
+    { "q3", T0 + 3 * MIN_, "bert", "carl owns the backup cron since March, he moved it to the new host" },
+    { "q4", T0 + 20 * MIN_, "dana", "the staging certificates expire on Friday, I'll renew them tomorrow" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *q = line_for (s, "q1");
+
+  rendered_lines (s);
+  g_assert_nonnull (q);
+  g_assert_cmpint (q->section, ==, CATCHUP_SECTION_ASKED);
+  g_assert_false (q->no_reply);
+  g_assert_cmpuint (q->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) q->reply->pdata[0])->id, ==, "q3");
+  /* the answer is covered by the question's line: its id is among the line's sources */
+  g_assert_cmpuint (q->sources->len, ==, 2);
+  g_assert_cmpstr (q->sources->pdata[1], ==, "q3");
+}
+
+/* An "ok" that answers a different line is no agreement with the decision before it. */
+static void
+test_ok_answers_other_line (void)
+{
+  const Row rows[] = {
+    { "a1", T0, "ines", "let's go with the resize then, we move the import to 05:00" },
+    { "a2", T0 + MIN_, "dana", "can you also rotate the old import logs, carl?" },
+    { "a3", T0 + 2 * MIN_, "carl", "ok" },
+    { "a4", T0 + 3 * MIN_, "bert", "bye all, off for today" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *decision = line_for (s, "a1");
+  const CatchupSummaryLine *request = line_for (s, "a2");
+
+  rendered_lines (s);
+  g_assert_nonnull (decision);
+  g_assert_cmpuint (decision->agreed->len, ==, 0);
+  g_assert_nonnull (request);
+  g_assert_cmpuint (request->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) request->reply->pdata[0])->speaker, ==, "carl");
+
+  /* an assent right after the line, and a goodbye that is none */
+  const Row agreed[] = {
+    { "b1", T0, "ines", "we decided to freeze the schema until the audit is done" },
+    { "b2", T0 + MIN_, "bert", "+1" },
+    { "b3", T0 + 2 * MIN_, "carl", "ok bye, see you tomorrow" },
+  };
+  g_autoptr (GPtrArray) w2 = messages_from (agreed, G_N_ELEMENTS (agreed));
+  g_autoptr (CatchupSummary) s2 = summarize (w2, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *frozen = line_for (s2, "b1");
+  g_assert_nonnull (frozen);
+  g_assert_cmpuint (frozen->agreed->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) frozen->agreed->pdata[0])->speaker, ==, "bert");
+}
+
+static const Row dog_window[] = {
+  { "g1", T0, "ana", "my dog finally learned the new trick, took three weeks of treats" },
+  { "g2", T0 + MIN_, "bo", "haha nice" },
+};
+
+/* "my dog" is the speaker's: another speaker's dog in memory explains nothing; the speaker's own does. */
+static void
+test_my_dog (void)
+{
+  const Row others[] = { { "m1", T0 - DAY, "bo", "my dog Rex loves the beach, we go every Sunday" } };
+  const Row own[] = {
+    { "m1", T0 - DAY, "bo", "my dog Rex loves the beach, we go every Sunday" },
+    { "m2", T0 - DAY + 60, "ana", "we adopted a dog last month, a border collie called Pixel" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (dog_window, G_N_ELEMENTS (dog_window));
+  CatchupMemory *mem = memory_new (others, G_N_ELEMENTS (others));
+  memory_add_gap (mem, "g1", "my dog", "my dog", NULL);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "g1");
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->context->len, ==, 0);
+  memory_free (mem);
+
+  mem = memory_new (own, G_N_ELEMENTS (own));
+  memory_add_gap (mem, "g1", "my dog", "my dog", NULL);
+  g_autoptr (CatchupSummary) s2 = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  line = line_for (s2, "g1");
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->context->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->context->pdata[0])->id, ==, "m2");
+  g_assert_cmpstr (((CatchupSummaryItem *) line->context->pdata[0])->speaker, ==, "ana");
+  memory_free (mem);
+}
+
+/* A stock phrase and a pronoun with two candidate antecedents get no reference line. */
+static void
+test_no_reference (void)
+{
+  const Row history_rows[] = {
+    { "p1", T0 - DAY, "lea", "Mira will review the parser patch, she knows the tokenizer best" },
+    { "p2", T0 - DAY + 60, "lea", "Ines wrote the first draft of the tokenizer docs, she asked for feedback" },
+    { "p3", T0 - DAY + 120, "lea", "by the way the way we parse dates is broken" },
+  };
+  const Row rows[] = {
+    { "n1", T0, "bo", "by the way, the parser patch is merged and the tokenizer tests pass" },
+    { "n2", T0 + MIN_, "bo", "she said the tokenizer docs are next, please review them this week" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (history_rows, G_N_ELEMENTS (history_rows));
+  memory_add_gap (mem, "n1", "by the way", "by the way", NULL);
+  memory_add_gap (mem, "n2", "she", "she tokenizer docs", NULL);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
+
+  rendered_lines (s);
+  g_assert_true (has_line (s, "n1"));
+  g_assert_true (has_line (s, "n2"));
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    for (guint k = 0; k < line->context->len; k++) {
+      const CatchupSummaryItem *item = line->context->pdata[k];
+      g_assert_cmpstr (item->ref, !=, "by the way");
+      g_assert_cmpstr (item->ref, !=, "she");
+    }
+  }
+  memory_free (mem);
+}
+
+/* 500 messages of routine, the decisive lines at the end: they are shown, and the end of the window is. */
+static void
+test_decisive_last (void)
+{
+  g_autoptr (GPtrArray) window = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  static const char *const who[] = { "ines", "bert", "carl", "dana" };
+  for (guint i = 0; i < 497; i++) {
+    g_autofree char *id = g_strdup_printf ("c%03u", i);
+    g_autofree char *text = g_strdup_printf ("status: nightly job %u finished, the dashboard for shard %u is green",
+                                             i, i % 7);
+    g_ptr_array_add (window, catchup_message_new (id, T0 + i * 20 * MIN_, who[i % 4], text));
+  }
+  g_ptr_array_add (window, catchup_message_new ("c497", T0 + 497 * 20 * MIN_, "mira",
+                                                "decision: tkovac is release manager for 3.1 from now on, I step back"));
+  g_ptr_array_add (window, catchup_message_new ("c498", T0 + 498 * 20 * MIN_, "tkovac",
+                                                "ok, I'll tag 3.1.0 on Friday and send the announcement"));
+  g_ptr_array_add (window, catchup_message_new ("c499", T0 + 499 * 20 * MIN_, "bert", "+1"));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+
+  guint n = rendered_lines (s);
+  g_assert_true (has_line (s, "c497"));
+  g_assert_true (has_line (s, "c498"));
+  g_assert_cmpuint (n, <=, 30);
+  guint late = 0;
+  for (guint i = 0; i < s->lines->len; i++)
+    late += g_strcmp0 (catchup_summary_line_source (s->lines->pdata[i]), "c375") >= 0;
+  g_assert_cmpuint (late, >=, 2);
+  /* chosen lines are in time order within their section */
+  for (guint i = 1; i < s->lines->len; i++) {
+    const CatchupSummaryLine *a = s->lines->pdata[i - 1], *b = s->lines->pdata[i];
+    if (a->section == b->section)
+      g_assert_cmpint (a->ts, <=, b->ts);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -579,5 +799,12 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/to-text", test_to_text);
   g_test_add_func ("/catchup/summary/headline", test_headline);
   g_test_add_func ("/catchup/summary/for-you", test_for_you);
+  g_test_add_func ("/catchup/summary/superseded-date", test_superseded_date);
+  g_test_add_func ("/catchup/summary/revises-memory", test_revises_memory);
+  g_test_add_func ("/catchup/summary/answer-two-lines-later", test_answer_two_lines_later);
+  g_test_add_func ("/catchup/summary/ok-answers-other-line", test_ok_answers_other_line);
+  g_test_add_func ("/catchup/summary/my-dog", test_my_dog);
+  g_test_add_func ("/catchup/summary/no-reference", test_no_reference);
+  g_test_add_func ("/catchup/summary/decisive-last", test_decisive_last);
   return g_test_run ();
 }

@@ -30,44 +30,62 @@ real (const char *name)
   return f;
 }
 
-#define REAL(ret, name, args)                                                                                    \
-  static ret (*real_fn) args;                                                                                    \
+/* real_fn: GLib's function of that name, with the type of GLib's declaration of fn. */
+#define REAL_AS(fn, name)                                                                                        \
+  static __typeof__ (&fn) real_fn;                                                                               \
   if (real_fn == NULL)                                                                                           \
-    real_fn = (ret (*) args) real (name)
+  real_fn = (__typeof__ (&fn)) real (name)
+#define REAL(fn) REAL_AS (fn, #fn)
+
+/* A call after which another thread that gets obj sees what this one wrote: release, then GLib's. */
+#define RELEASE_BEFORE(name, params, obj, args)                                                                  \
+  void name params                                                                                               \
+  {                                                                                                              \
+    REAL (name);                                                                                                 \
+    __tsan_release (obj);                                                                                        \
+    real_fn args;                                                                                                \
+  }
+
+/* A call after which this thread sees what the thread that released obj wrote: GLib's, then acquire. */
+#define ACQUIRE_AFTER(type, name, params, obj, args)                                                             \
+  type name params                                                                                               \
+  {                                                                                                              \
+    type result;                                                                                                 \
+    REAL (name);                                                                                                 \
+    result = real_fn args;                                                                                       \
+    __tsan_acquire (obj);                                                                                        \
+    return result;                                                                                               \
+  }
+
+/* The same when the call may fail to get obj (a lock not taken, an empty queue). */
+#define ACQUIRE_IF(type, name, params, obj, args)                                                                \
+  type name params                                                                                               \
+  {                                                                                                              \
+    type result;                                                                                                 \
+    REAL (name);                                                                                                 \
+    result = real_fn args;                                                                                       \
+    if (result)                                                                                                  \
+      __tsan_acquire (obj);                                                                                      \
+    return result;                                                                                               \
+  }
 
 /* --- mutexes and condition variables --- */
 
 void
 g_mutex_lock (GMutex *mutex)
 {
-  REAL (void, "g_mutex_lock", (GMutex *));
+  REAL (g_mutex_lock);
   real_fn (mutex);
   __tsan_acquire (mutex);
 }
 
-gboolean
-g_mutex_trylock (GMutex *mutex)
-{
-  gboolean locked;
-  REAL (gboolean, "g_mutex_trylock", (GMutex *));
-  locked = real_fn (mutex);
-  if (locked)
-    __tsan_acquire (mutex);
-  return locked;
-}
-
-void
-g_mutex_unlock (GMutex *mutex)
-{
-  REAL (void, "g_mutex_unlock", (GMutex *));
-  __tsan_release (mutex);
-  real_fn (mutex);
-}
+ACQUIRE_IF (gboolean, g_mutex_trylock, (GMutex *mutex), mutex, (mutex))
+RELEASE_BEFORE (g_mutex_unlock, (GMutex *mutex), mutex, (mutex))
 
 void
 g_cond_wait (GCond *cond, GMutex *mutex)
 {
-  REAL (void, "g_cond_wait", (GCond *, GMutex *));
+  REAL (g_cond_wait);
   __tsan_release (mutex);
   real_fn (cond, mutex);
   __tsan_acquire (mutex);
@@ -77,7 +95,7 @@ gboolean
 g_cond_wait_until (GCond *cond, GMutex *mutex, gint64 end_time)
 {
   gboolean signalled;
-  REAL (gboolean, "g_cond_wait_until", (GCond *, GMutex *, gint64));
+  REAL (g_cond_wait_until);
   __tsan_release (mutex);
   signalled = real_fn (cond, mutex, end_time);
   __tsan_acquire (mutex);
@@ -86,53 +104,18 @@ g_cond_wait_until (GCond *cond, GMutex *mutex, gint64 end_time)
 
 /* --- queues: what is pushed was written before --- */
 
-void
-g_async_queue_push (GAsyncQueue *queue, gpointer data)
-{
-  REAL (void, "g_async_queue_push", (GAsyncQueue *, gpointer));
-  __tsan_release (queue);
-  real_fn (queue, data);
-}
+RELEASE_BEFORE (g_async_queue_push, (GAsyncQueue *queue, gpointer data), queue, (queue, data))
+ACQUIRE_AFTER (gpointer, g_async_queue_pop, (GAsyncQueue *queue), queue, (queue))
+ACQUIRE_IF (gpointer, g_async_queue_try_pop, (GAsyncQueue *queue), queue, (queue))
+ACQUIRE_IF (gpointer, g_async_queue_timeout_pop, (GAsyncQueue *queue, guint64 timeout), queue, (queue, timeout))
 
-gpointer
-g_async_queue_pop (GAsyncQueue *queue)
-{
-  gpointer data;
-  REAL (gpointer, "g_async_queue_pop", (GAsyncQueue *));
-  data = real_fn (queue);
-  __tsan_acquire (queue);
-  return data;
-}
-
-gpointer
-g_async_queue_try_pop (GAsyncQueue *queue)
-{
-  gpointer data;
-  REAL (gpointer, "g_async_queue_try_pop", (GAsyncQueue *));
-  data = real_fn (queue);
-  if (data != NULL)
-    __tsan_acquire (queue);
-  return data;
-}
-
-gpointer
-g_async_queue_timeout_pop (GAsyncQueue *queue, guint64 timeout)
-{
-  gpointer data;
-  REAL (gpointer, "g_async_queue_timeout_pop", (GAsyncQueue *, guint64));
-  data = real_fn (queue, timeout);
-  if (data != NULL)
-    __tsan_acquire (queue);
-  return data;
-}
-
-/* --- one-time initialisation --- */
+/* --- one-time initialisation (macros in GLib's header around the functions) --- */
 
 gboolean
 (g_once_init_enter) (volatile void *location)
 {
   gboolean first;
-  REAL (gboolean, "g_once_init_enter", (volatile void *));
+  REAL_AS ((g_once_init_enter), "g_once_init_enter");
   first = real_fn (location);
   __tsan_acquire ((void *) location);
   return first;
@@ -141,7 +124,7 @@ gboolean
 void
 (g_once_init_leave) (volatile void *location, gsize result)
 {
-  REAL (void, "g_once_init_leave", (volatile void *, gsize));
+  REAL_AS ((g_once_init_leave), "g_once_init_leave");
   __tsan_release ((void *) location);
   real_fn (location, result);
 }
@@ -152,7 +135,7 @@ gboolean
 g_atomic_ref_count_dec (gatomicrefcount *arc)
 {
   gboolean last;
-  REAL (gboolean, "g_atomic_ref_count_dec", (gatomicrefcount *));
+  REAL (g_atomic_ref_count_dec);
   __tsan_release (arc);
   last = real_fn (arc);
   if (last)
@@ -181,7 +164,7 @@ run_func (GTask *task, gpointer source, gpointer task_data, GCancellable *cancel
 void
 g_task_run_in_thread (GTask *task, GTaskThreadFunc func)
 {
-  REAL (void, "g_task_run_in_thread", (GTask *, GTaskThreadFunc));
+  REAL (g_task_run_in_thread);
   pthread_mutex_lock (&funcs_lock);
   if (funcs == NULL)
     funcs = g_hash_table_new (NULL, NULL);
@@ -195,54 +178,17 @@ g_task_run_in_thread (GTask *task, GTaskThreadFunc func)
   real_fn (task, run_func);
 }
 
-void
-g_task_return_pointer (GTask *task, gpointer result, GDestroyNotify result_destroy)
-{
-  REAL (void, "g_task_return_pointer", (GTask *, gpointer, GDestroyNotify));
-  __tsan_release (task);
-  real_fn (task, result, result_destroy);
-}
-
-void
-g_task_return_error (GTask *task, GError *error)
-{
-  REAL (void, "g_task_return_error", (GTask *, GError *));
-  __tsan_release (task);
-  real_fn (task, error);
-}
-
-void
-g_task_return_boolean (GTask *task, gboolean result)
-{
-  REAL (void, "g_task_return_boolean", (GTask *, gboolean));
-  __tsan_release (task);
-  real_fn (task, result);
-}
+RELEASE_BEFORE (g_task_return_pointer, (GTask *task, gpointer result, GDestroyNotify result_destroy), task,
+                (task, result, result_destroy))
+RELEASE_BEFORE (g_task_return_error, (GTask *task, GError *error), task, (task, error))
+RELEASE_BEFORE (g_task_return_boolean, (GTask *task, gboolean result), task, (task, result))
+ACQUIRE_AFTER (gpointer, g_task_propagate_pointer, (GTask *task, GError **error), task, (task, error))
+ACQUIRE_AFTER (gboolean, g_task_propagate_boolean, (GTask *task, GError **error), task, (task, error))
 
 gboolean
 g_task_return_error_if_cancelled (GTask *task)
 {
-  REAL (gboolean, "g_task_return_error_if_cancelled", (GTask *));
+  REAL (g_task_return_error_if_cancelled);
   __tsan_release (task);
   return real_fn (task);
-}
-
-gpointer
-g_task_propagate_pointer (GTask *task, GError **error)
-{
-  gpointer result;
-  REAL (gpointer, "g_task_propagate_pointer", (GTask *, GError **));
-  result = real_fn (task, error);
-  __tsan_acquire (task);
-  return result;
-}
-
-gboolean
-g_task_propagate_boolean (GTask *task, GError **error)
-{
-  gboolean result;
-  REAL (gboolean, "g_task_propagate_boolean", (GTask *, GError **));
-  result = real_fn (task, error);
-  __tsan_acquire (task);
-  return result;
 }

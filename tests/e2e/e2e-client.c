@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include <cmds.h>
 #include <connection.h>
 #include <core.h>
 #include <debug.h>
@@ -121,6 +122,47 @@ e2e_find_line (const char *conv, guint from, PurpleMessageFlags flags, const cha
   return -1;
 }
 
+typedef struct {
+  const char *conv;
+  guint from;
+  PurpleMessageFlags flags;
+  const char *substring;
+} LineQuery;
+
+static gboolean
+line_written (gpointer data)
+{
+  LineQuery *q = data;
+
+  return e2e_find_line (q->conv, q->from, q->flags, q->substring) >= 0;
+}
+
+gboolean
+e2e_wait_line (const char *conv, guint from, PurpleMessageFlags flags, const char *substring, guint timeout_ms)
+{
+  LineQuery q = { conv, from, flags, substring };
+
+  return e2e_wait (line_written, &q, timeout_ms);
+}
+
+/* The message of that line, once written. */
+const char *
+e2e_wait_message (const char *conv, guint from, PurpleMessageFlags flags, const char *substring, guint timeout_ms)
+{
+  if (!e2e_wait_line (conv, from, flags, substring, timeout_ms))
+    return NULL;
+  return ((E2eLine *) e2e_lines->pdata[e2e_find_line (conv, from, flags, substring)])->message;
+}
+
+void
+e2e_command (PurpleConversation *conv, const char *cmdline)
+{
+  g_autofree char *error = NULL;
+  g_autofree char *markup = g_markup_escape_text (cmdline, -1);
+
+  g_assert_cmpint (purple_cmd_do_command (conv, cmdline, markup, &error), ==, PURPLE_CMD_STATUS_OK);
+}
+
 guint
 e2e_count_lines (const char *needle)
 {
@@ -158,12 +200,22 @@ answer (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+remember_text (const char *title, const char *primary, const char *secondary)
+{
+  g_free (e2e_requests.last_text);
+  e2e_requests.last_text = g_strdup_printf ("%s\n%s\n%s", title ? title : "", primary ? primary : "",
+                                            secondary ? secondary : "");
+}
+
 static void *
 request_action (const char *title, const char *primary, const char *secondary, int default_action,
                 PurpleAccount *account, const char *who, PurpleConversation *conv, void *user_data,
                 size_t action_count, va_list actions)
 {
   Answer *a = g_new0 (Answer, 1);
+
+  remember_text (title, primary, secondary);
 
   e2e_requests.n_action_dialogs++;
   a->type = PURPLE_REQUEST_ACTION;
@@ -223,6 +275,24 @@ set_field (PurpleRequestField *field, const char *text)
     }
 }
 
+/* Puts field_values into the dialog's fields, as typing would. */
+static void
+type_values (PurpleRequestFields *fields)
+{
+  for (GList *g = purple_request_fields_get_groups (fields); g != NULL; g = g->next)
+    for (GList *f = purple_request_field_group_get_fields (g->data); f != NULL; f = f->next)
+      {
+        PurpleRequestField *field = f->data;
+        const char *id = purple_request_field_get_id (field);
+        const char *wanted = e2e_requests.field_values ? g_hash_table_lookup (e2e_requests.field_values, id) : NULL;
+
+        if (wanted != NULL)
+          set_field (field, wanted);
+      }
+}
+
+static Answer *open_fields; /* the fields dialog left open, if any */
+
 static void *
 request_fields (const char *title, const char *primary, const char *secondary, PurpleRequestFields *fields,
                 const char *ok_text, GCallback ok_cb, const char *cancel_text, GCallback cancel_cb,
@@ -231,25 +301,36 @@ request_fields (const char *title, const char *primary, const char *secondary, P
   Answer *a = g_new0 (Answer, 1);
 
   e2e_requests.n_fields_dialogs++;
+  remember_text (title, primary, secondary);
   g_hash_table_remove_all (e2e_requests.seen_fields);
   for (GList *g = purple_request_fields_get_groups (fields); g != NULL; g = g->next)
     for (GList *f = purple_request_field_group_get_fields (g->data); f != NULL; f = f->next)
-      {
-        PurpleRequestField *field = f->data;
-        const char *id = purple_request_field_get_id (field);
-        const char *wanted = e2e_requests.field_values ? g_hash_table_lookup (e2e_requests.field_values, id) : NULL;
-
-        g_hash_table_insert (e2e_requests.seen_fields, g_strdup (id), field_text (field));
-        if (wanted != NULL)
-          set_field (field, wanted);
-      }
+      g_hash_table_insert (e2e_requests.seen_fields, g_strdup (purple_request_field_get_id (f->data)),
+                           field_text (f->data));
   a->type = PURPLE_REQUEST_FIELDS;
   a->handle = a;
   a->cb = ok_cb;
   a->user_data = user_data;
   a->fields = fields;
-  g_idle_add (answer, a);
+  if (e2e_requests.leave_fields_open)
+    open_fields = a;
+  else
+    {
+      type_values (fields);
+      g_idle_add (answer, a);
+    }
   return a;
+}
+
+void
+e2e_answer_fields (void)
+{
+  Answer *a = open_fields;
+
+  g_assert_nonnull (a);
+  open_fields = NULL;
+  type_values (a->fields);
+  answer (a);
 }
 
 static void
@@ -257,6 +338,8 @@ close_request (PurpleRequestType type, void *ui_handle)
 {
   Answer *a = ui_handle;
 
+  if (a == open_fields)
+    open_fields = NULL;
   if (type == PURPLE_REQUEST_FIELDS && a != NULL && a->fields != NULL)
     {
       purple_request_fields_destroy (a->fields);
@@ -364,6 +447,7 @@ e2e_client_quit (void)
   g_clear_pointer (&e2e_lines, g_ptr_array_unref);
   g_clear_pointer (&e2e_notices, g_ptr_array_unref);
   g_clear_pointer (&e2e_requests.seen_fields, g_hash_table_unref);
+  g_clear_pointer (&e2e_requests.last_text, g_free);
 }
 
 PurplePlugin *
@@ -582,7 +666,7 @@ e2e_log_lines (guint max)
 }
 
 GSubprocess *
-e2e_start_ngircd (const char *dir, guint16 *port)
+e2e_start_ngircd_with (const char *dir, const char *limits, guint16 *port)
 {
   g_autofree char *conf = g_build_filename (dir, "ngircd.conf", NULL);
   g_autofree char *text = NULL;
@@ -597,9 +681,9 @@ e2e_start_ngircd (const char *dir, guint16 *port)
   *port = test_free_port ();
   text = g_strdup_printf ("[Global]\n\tName = irc.catchup.test\n\tInfo = catch-up test\n\tListen = 127.0.0.1\n"
                           "\tPorts = %u\n\tMotdPhrase = test\n"
-                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n"
+                          "[Limits]\n\tMaxConnectionsIP = 0\n\tMaxNickLength = 30\n%s"
                           "[Options]\n\tDNS = no\n\tIdent = no\n\tPAM = no\n",
-                          *port);
+                          *port, limits ? limits : "");
   g_assert_true (g_file_set_contents (conf, text, -1, NULL));
   server = e2e_spawn_server (&error, (const char *const[]) { exe, "-n", "-f", conf, NULL });
   g_assert_no_error (error);
@@ -608,6 +692,78 @@ e2e_start_ngircd (const char *dir, guint16 *port)
       g_subprocess_force_exit (server);
       g_object_unref (server);
       return NULL;
+    }
+  return server;
+}
+
+void
+e2e_stop_server (GSubprocess *server)
+{
+  if (server == NULL)
+    return;
+  g_subprocess_send_signal (server, SIGTERM);
+  g_subprocess_wait (server, NULL, NULL);
+  g_object_unref (server);
+}
+
+GSubprocess *
+e2e_start_ngircd (const char *dir, guint16 *port)
+{
+  return e2e_start_ngircd_with (dir, NULL, port);
+}
+
+static gboolean
+register_xmpp_user (const char *config, const char *user)
+{
+  g_autoptr (GSubprocess) p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                                                NULL, "prosodyctl", "--config", config, "register", user,
+                                                "localhost", "secret", NULL);
+
+  return p != NULL && g_subprocess_wait_check (p, NULL, NULL);
+}
+
+GSubprocess *
+e2e_start_prosody (const char *dir, const char *muc_options, const char *const *users, guint16 *port)
+{
+  g_autofree char *config = g_build_filename (dir, "prosody.cfg.lua", NULL);
+  g_autofree char *data = g_build_filename (dir, "prosody-data", NULL);
+  g_autofree char *exe = g_find_program_in_path ("prosody");
+  g_autofree char *ctl = g_find_program_in_path ("prosodyctl");
+  g_autofree char *text = NULL;
+  GSubprocess *server;
+
+  if (exe == NULL || ctl == NULL)
+    return NULL;
+  *port = test_free_port ();
+  g_mkdir_with_parents (data, 0700);
+  /* Loopback only, no TLS, plain passwords, no rate limits (mod_limits is not loaded): a throwaway server.
+   * Root is allowed because CI runs the suite as root. */
+  text = g_strdup_printf ("run_as_root = true\n"
+                          "pidfile = \"%s/prosody.pid\"\n"
+                          "data_path = \"%s\"\n"
+                          "interfaces = { \"127.0.0.1\" }\n"
+                          "c2s_ports = { %u }\n"
+                          "c2s_direct_tls_ports = {}\n"
+                          "s2s_ports = {}\nhttp_ports = {}\nhttps_ports = {}\n"
+                          "c2s_require_encryption = false\n"
+                          "allow_unencrypted_plain_auth = true\n"
+                          "authentication = \"internal_plain\"\n"
+                          "modules_enabled = { \"roster\", \"saslauth\", \"disco\", \"ping\" }\n"
+                          "modules_disabled = { \"s2s\", \"tls\" }\n"
+                          "log = { warn = \"%s/prosody.log\" }\n"
+                          "VirtualHost \"localhost\"\n"
+                          "Component \"conference.localhost\" \"muc\"\n"
+                          "  muc_room_locking = false\n%s",
+                          dir, data, *port, dir, muc_options ? muc_options : "");
+  g_assert_true (g_file_set_contents (config, text, -1, NULL));
+  for (guint i = 0; users[i] != NULL; i++)
+    if (!register_xmpp_user (config, users[i]))
+      return NULL;
+  server = e2e_spawn_server (NULL, (const char *const[]) { exe, "--config", config, "-F", NULL });
+  if (server != NULL && !e2e_wait (e2e_port_open, GUINT_TO_POINTER (*port), 15000))
+    {
+      g_subprocess_force_exit (server);
+      g_clear_object (&server);
     }
   return server;
 }

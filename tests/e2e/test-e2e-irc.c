@@ -16,19 +16,15 @@
 
 #include "catchup.h"
 #include "e2e-client.h"
+#include "e2e-irc.h"
 #include "../test-util.h"
 
 #define CHANNEL "#catchup"
 /* A room known only from the chat logs. */
 #define ARCHIVE "#archive"
 
-typedef struct {
-  char *nick;
-  GSocketConnection *conn;
-  GDataInputStream *in;
-  GPtrArray *received;   /* PRIVMSG texts seen on CHANNEL */
-  gboolean registered, joined;
-} RawClient;
+/* Other participants: raw IRC connections, nick -> peer. */
+typedef E2eIrcPeer RawClient;
 
 static struct {
   char *dir;
@@ -56,93 +52,22 @@ start_ngircd (void)
 
 /* ---------- raw IRC participants ---------- */
 
-static void raw_read (RawClient *c);
-
 static void
 raw_send (RawClient *c, const char *line)
 {
-  g_autofree char *crlf = g_strconcat (line, "\r\n", NULL);
-  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (c->conn));
-
-  g_assert_true (g_output_stream_write_all (out, crlf, strlen (crlf), NULL, NULL, NULL));
-}
-
-static void
-raw_line (RawClient *c, const char *line)
-{
-  g_auto (GStrv) parts = g_strsplit (line, " ", 4);
-
-  if (g_str_has_prefix (line, "PING "))
-    {
-      g_autofree char *pong = g_strdup_printf ("PONG %s", line + 5);
-      raw_send (c, pong);
-    }
-  else if (g_strv_length (parts) >= 2 && strcmp (parts[1], "001") == 0)
-    c->registered = TRUE;
-  else if (g_strv_length (parts) >= 2 && strcmp (parts[1], "366") == 0)
-    c->joined = TRUE;
-  else if (g_strv_length (parts) == 4 && strcmp (parts[1], "PRIVMSG") == 0 && strcmp (parts[2], CHANNEL) == 0)
-    g_ptr_array_add (c->received, g_strdup (parts[3][0] == ':' ? parts[3] + 1 : parts[3]));
-}
-
-static void
-raw_read_done (GObject *source, GAsyncResult *res, gpointer data)
-{
-  RawClient *c = data;
-  g_autofree char *line = g_data_input_stream_read_line_finish (c->in, res, NULL, NULL);
-
-  if (line == NULL)
-    return;
-  g_strchomp (line);
-  raw_line (c, line);
-  raw_read (c);
-}
-
-static void
-raw_read (RawClient *c)
-{
-  g_data_input_stream_read_line_async (c->in, G_PRIORITY_DEFAULT, NULL, raw_read_done, c);
-}
-
-static gboolean
-raw_registered (gpointer data)
-{
-  return ((RawClient *) data)->registered;
-}
-
-static gboolean
-raw_joined (gpointer data)
-{
-  return ((RawClient *) data)->joined;
+  e2e_irc_peer_send (c, line);
 }
 
 static RawClient *
 raw_client (const char *nick)
 {
   RawClient *c = g_hash_table_lookup (fx.clients, nick);
-  g_autoptr (GSocketClient) sc = NULL;
-  g_autofree char *cmd = NULL;
 
-  if (c != NULL)
-    return c;
-  c = g_new0 (RawClient, 1);
-  c->nick = g_strdup (nick);
-  c->received = g_ptr_array_new_with_free_func (g_free);
-  sc = g_socket_client_new ();
-  c->conn = g_socket_client_connect_to_host (sc, "127.0.0.1", fx.port, NULL, NULL);
-  g_assert_nonnull (c->conn);
-  c->in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (c->conn)));
-  g_data_input_stream_set_newline_type (c->in, G_DATA_STREAM_NEWLINE_TYPE_ANY);
-  raw_read (c);
-  cmd = g_strdup_printf ("NICK %s", nick);
-  raw_send (c, cmd);
-  g_free (cmd);
-  cmd = g_strdup_printf ("USER %s 0 * :%s", nick, nick);
-  raw_send (c, cmd);
-  g_assert_true (e2e_wait (raw_registered, c, 10000));
-  raw_send (c, "JOIN " CHANNEL);
-  g_assert_true (e2e_wait (raw_joined, c, 10000));
-  g_hash_table_insert (fx.clients, c->nick, c);
+  if (c == NULL)
+    {
+      c = e2e_irc_peer_new (fx.port, nick, CHANNEL);
+      g_hash_table_insert (fx.clients, c->nick, c);
+    }
   return c;
 }
 
@@ -250,10 +175,7 @@ assert_mentions_speakers (const char *summary, guint min)
 static void
 do_command (const char *cmdline)
 {
-  g_autofree char *error = NULL;
-  g_autofree char *markup = g_markup_escape_text (cmdline, -1);
-
-  g_assert_cmpint (purple_cmd_do_command (fx.conv, cmdline, markup, &error), ==, PURPLE_CMD_STATUS_OK);
+  e2e_command (fx.conv, cmdline);
 }
 
 static void
@@ -593,6 +515,40 @@ test_catchup_plain (void)
   check_catchup ("catchup", 1);
 }
 
+/* What a hostile peer sends: escape sequences and BEL never reach the store, and the catch-up written into the
+ * conversation carries no control character and no bidi override, whoever wrote them. */
+static void
+test_hostile_text (void)
+{
+  guint from = lines_now ();
+  LineQuery immediate = { from, "Catching up on" };
+  g_autoptr (GPtrArray) msgs = NULL;
+  const char *summary;
+  CatchupMessage *last;
+
+  say ("mira", "we decided to ship the \x1b[2J\x1b]0;owned\x07 lock fix \xe2\x80\xae" "exe.txt today");
+  say ("jonas", "agreed, I will tag the \x1b[31mrelease\x1b[0m after lunch");
+  g_assert_true (e2e_wait (stored_at_least, GUINT_TO_POINTER (fx.n_sent), 20000));
+  msgs = stored_messages ();
+  last = msgs->pdata[msgs->len - 1];
+  g_assert_cmpstr (last->text, ==, "agreed, I will tag the [31mrelease[0m after lunch");
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      CatchupMessage *m = msgs->pdata[i];
+
+      g_assert_null (strchr (m->text, '\x1b'));
+      g_assert_null (strchr (m->text, '\x07'));
+      g_assert_true (g_utf8_validate (m->text, -1, NULL));
+    }
+  do_command ("catchup 2");
+  g_assert_true (e2e_wait (summary_written, &immediate, 5000));
+  summary = wait_summary (from);
+  g_assert_null (strchr (summary, '\x1b'));
+  g_assert_null (strchr (summary, '\x07'));
+  g_assert_null (strstr (summary, "\xe2\x80\xae"));
+  g_assert_nonnull (strstr (summary, "lock fix"));
+}
+
 static void
 test_usage (void)
 {
@@ -602,7 +558,7 @@ test_usage (void)
 
   do_command ("catchup bananas");
   do_command ("catchup 2h extra words");
-  g_assert_cmpint (e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM, "Usage"), >=, 0);
+  g_assert_cmpint (e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SYSTEM, "/help catchup"), >=, 0);
   do_command ("catchup help");
   g_assert_cmpint (e2e_find_line (CHANNEL, from, PURPLE_MESSAGE_SEND, NULL), ==, -1);
   e2e_spin (500);
@@ -779,11 +735,12 @@ test_forget (void)
   guint from = lines_now ();
   g_autoptr (GPtrArray) msgs = NULL;
   LineQuery q = { from, "Forgot" };
+  guint dialogs = e2e_requests.n_action_dialogs;
 
   e2e_requests.action = 0;
   do_command ("catchup forget");
   g_assert_true (e2e_wait (summary_written, &q, 10000));
-  g_assert_cmpuint (e2e_requests.n_action_dialogs, ==, 1);
+  g_assert_cmpuint (e2e_requests.n_action_dialogs, ==, dialogs + 1);
   msgs = stored_messages ();
   g_assert_cmpuint (msgs->len, ==, 0);
 }
@@ -873,14 +830,15 @@ configure_irc (PurpleAccount *account, gpointer data)
 #define LISTED "#listed"
 #define UNLISTED "#unlisted"
 
-/* Field id, text; every setting away from its default and the two rooms apart, so no value passes by chance. */
+/* Field id, text; every setting away from its default and the two rooms apart, so no value passes by chance.
+ * The language is a choice: 9 is German, 8 French (0 is the room's own, then the languages by English name). */
 static const char *const listed_values[] = {
   "catchup-index", "0", "catchup-auto", "0", "catchup-threshold", "7", "catchup-budget", "1500",
-  "catchup-max-window", "250", "catchup-language", "de", "catchup-length", "0", "catchup-allow-post", "1", NULL
+  "catchup-max-window", "250", "catchup-language", "9", "catchup-length", "0", "catchup-allow-post", "1", NULL
 };
 static const char *const unlisted_values[] = {
   "catchup-index", "0", "catchup-auto", "0", "catchup-threshold", "9", "catchup-budget", "3000",
-  "catchup-max-window", "120", "catchup-language", "fr", "catchup-length", "2", "catchup-allow-post", "1", NULL
+  "catchup-max-window", "120", "catchup-language", "8", "catchup-length", "2", "catchup-allow-post", "1", NULL
 };
 
 /* One run of the client: "write" saves both rooms' settings, "read" checks what the dialogs show. */
@@ -1182,6 +1140,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-irc/catchup-last-n", test_catchup_last_n);
   g_test_add_func ("/catchup/e2e-irc/catchup-duration", test_catchup_duration);
   g_test_add_func ("/catchup/e2e-irc/catchup-plain", test_catchup_plain);
+  g_test_add_func ("/catchup/e2e-irc/hostile-text", test_hostile_text);
   g_test_add_func ("/catchup/e2e-irc/usage", test_usage);
   g_test_add_func ("/catchup/e2e-irc/backfill-room", test_backfill_room);
   g_test_add_func ("/catchup/e2e-irc/backfill-all", test_backfill_all);
@@ -1198,9 +1157,7 @@ main (int argc, char **argv)
   rc = g_test_run ();
 
   e2e_client_quit ();
-  g_subprocess_send_signal (fx.ngircd, SIGTERM);
-  g_subprocess_wait (fx.ngircd, NULL, NULL);
-  g_object_unref (fx.ngircd);
+  e2e_irc_stop_server (fx.ngircd);
   test_remove_tree (fx.dir);
   g_free (fx.self);
   return rc;

@@ -38,64 +38,12 @@ static struct {
 
 /* ---------- prosody ---------- */
 
-static char *
-prosody_config (void)
-{
-  g_autofree char *path = g_build_filename (fx.dir, "prosody.cfg.lua", NULL);
-  g_autofree char *data = g_build_filename (fx.dir, "prosody-data", NULL);
-  g_autofree char *text = NULL;
-
-  g_mkdir_with_parents (data, 0700);
-  /* Loopback only, no TLS, plain passwords: a throwaway server for this test. Root is allowed because CI runs
-   * the suite as root. */
-  text = g_strdup_printf ("run_as_root = true\n"
-                          "pidfile = \"%s/prosody.pid\"\n"
-                          "data_path = \"%s\"\n"
-                          "interfaces = { \"127.0.0.1\" }\n"
-                          "c2s_ports = { %u }\n"
-                          "c2s_direct_tls_ports = {}\n"
-                          "s2s_ports = {}\nhttp_ports = {}\nhttps_ports = {}\n"
-                          "c2s_require_encryption = false\n"
-                          "allow_unencrypted_plain_auth = true\n"
-                          "authentication = \"internal_plain\"\n"
-                          "modules_enabled = { \"roster\", \"saslauth\", \"disco\", \"ping\" }\n"
-                          "modules_disabled = { \"s2s\", \"tls\" }\n"
-                          "log = { warn = \"%s/prosody.log\" }\n"
-                          "VirtualHost \"localhost\"\n"
-                          "Component \"conference.localhost\" \"muc\"\n"
-                          "  muc_room_locking = false\n"
-                          "  max_history_messages = 200\n"
-                          "  muc_room_default_history_length = 100\n",
-                          fx.dir, data, fx.port, fx.dir);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  return g_steal_pointer (&path);
-}
-
-static gboolean
-run_prosodyctl (const char *config, const char *user)
-{
-  g_autoptr (GSubprocess) p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-                                                NULL, "prosodyctl", "--config", config, "register", user,
-                                                "localhost", "secret", NULL);
-
-  return p != NULL && g_subprocess_wait_check (p, NULL, NULL);
-}
-
 static gboolean
 start_prosody (void)
 {
-  g_autofree char *config = NULL;
-  g_autofree char *exe = g_find_program_in_path ("prosody");
-  g_autofree char *ctl = g_find_program_in_path ("prosodyctl");
-
-  if (exe == NULL || ctl == NULL)
-    return FALSE;
-  fx.port = test_free_port ();
-  config = prosody_config ();
-  if (!run_prosodyctl (config, "alice") || !run_prosodyctl (config, "bob") || !run_prosodyctl (config, "carol"))
-    return FALSE;
-  fx.prosody = e2e_spawn_server (NULL, (const char *const[]) { exe, "--config", config, "-F", NULL });
-  return fx.prosody != NULL && e2e_wait (e2e_port_open, GUINT_TO_POINTER (fx.port), 15000);
+  fx.prosody = e2e_start_prosody (fx.dir, "  max_history_messages = 200\n  muc_room_default_history_length = 100\n",
+                                  (const char *const[]) { "alice", "bob", "carol", NULL }, &fx.port);
+  return fx.prosody != NULL;
 }
 
 static void

@@ -6,8 +6,9 @@
 #include "fuzz.h"
 
 /* The FTS5 query builder: whatever the text, the expression it builds is accepted by a real FTS5 MATCH on
- * both tokenizers the store uses (the chunk index's and the message search's), and when one of its terms is
- * a plain ASCII word it finds the row holding the text's own terms. The first byte is the term limit. */
+ * both tokenizers the store has used (the chunk index's, and the diacritics-folding one of the message index),
+ * and when one of its terms is a plain ASCII word it finds the row holding the text's own terms. The first
+ * byte is the term limit. */
 
 static sqlite3 *
 fts_db (void)
@@ -81,7 +82,7 @@ fuzz_one (const guint8 *data, gsize size)
   query = catchup_text_fts_query (text, max_terms);
   if (query == NULL)
     return 0;
-  /* The chunk index holds the terms as catchup_text_terms_joined cuts them, the message search the text. */
+  /* The chunk index holds the terms as catchup_text_terms_joined cuts them, the message index the text. */
   joined = catchup_text_terms_joined (text, TRUE);
   terms = catchup_text_terms (text, TRUE);
   for (guint i = 0; i < terms->len && i < max_terms; i++)

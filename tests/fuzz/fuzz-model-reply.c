@@ -38,15 +38,10 @@ fixed_window (void)
 static CatchupMemory *
 fixed_memory (void)
 {
-  CatchupMemory *mem = g_new0 (CatchupMemory, 1);
+  g_autoptr (GPtrArray) turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
 
-  mem->turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
-  mem->gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
-  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_ptr_array_add (mem->turns, catchup_message_new ("h1", 1772348400, "ida", "the lock solution is flock on the spool"));
-  g_hash_table_insert (mem->gap_of, g_strdup ("h1"), GINT_TO_POINTER (0));
-  mem->tokens = 12;
-  return mem;
+  g_ptr_array_add (turns, catchup_message_new ("h1", 1772348400, "ida", "the lock solution is flock on the spool"));
+  return catchup_fuzz_memory (turns);
 }
 
 static CatchupLlm *
@@ -71,15 +66,9 @@ fixed_llm (void)
 }
 
 static gboolean
-in_window (GPtrArray *window, const char *id, guint *index)
+in_window (GPtrArray *window, const char *id)
 {
-  for (guint i = 0; i < window->len; i++)
-    if (g_strcmp0 (((CatchupMessage *) window->pdata[i])->id, id) == 0)
-      {
-        *index = i;
-        return TRUE;
-      }
-  return FALSE;
+  return catchup_fuzz_find (window, id) >= 0;
 }
 
 static void
@@ -97,10 +86,7 @@ check_gaps (const char *reply, GPtrArray *window)
   for (guint i = 0; i < gaps->len; i++)
     {
       CatchupGap *gap = gaps->pdata[i];
-      guint index = G_MAXUINT;
-
-      g_assert_true (in_window (window, gap->utterance_id, &index));
-      g_assert_cmpuint (gap->utterance_index, ==, index);
+      g_assert_cmpint (catchup_fuzz_find (window, gap->utterance_id), ==, (gint) gap->utterance_index);
       g_assert_nonnull (gap->query);
       g_assert_cmpstr (gap->query, !=, "");
     }
@@ -122,18 +108,17 @@ check_summary (const char *reply, GPtrArray *window)
   for (guint i = 0; i < summary->lines->len; i++)
     {
       CatchupSummaryLine *line = summary->lines->pdata[i];
-      guint index;
 
       g_assert_nonnull (line->text);
       /* The check keeps lines citing a window or a memory turn (catchup_llm_summary_check). */
       for (guint j = 0; j < line->sources->len; j++)
-        g_assert_true (in_window (window, line->sources->pdata[j], &index)
+        g_assert_true (in_window (window, line->sources->pdata[j])
                        || g_strcmp0 (line->sources->pdata[j], "h1") == 0);
       for (guint j = 0; line->context != NULL && j < line->context->len; j++)
         {
           CatchupSummaryItem *item = line->context->pdata[j];
 
-          g_assert_true (in_window (window, item->id, &index) || g_strcmp0 (item->id, "h1") == 0);
+          g_assert_true (in_window (window, item->id) || g_strcmp0 (item->id, "h1") == 0);
         }
     }
   text = catchup_summary_to_text (summary);

@@ -29,33 +29,6 @@ messages_of (GPtrArray *lines, guint from, guint to, const char *prefix)
   return msgs;
 }
 
-static CatchupMemory *
-memory_of (GPtrArray *turns)
-{
-  CatchupMemory *mem = g_new0 (CatchupMemory, 1);
-
-  mem->turns = g_ptr_array_ref (turns);
-  mem->gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
-  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; i < turns->len; i++)
-    {
-      CatchupMessage *m = turns->pdata[i];
-
-      g_hash_table_insert (mem->gap_of, g_strdup (m->id), GINT_TO_POINTER (0));
-      mem->tokens += catchup_text_count_turn (m->speaker, m->text);
-    }
-  return mem;
-}
-
-static gboolean
-has_id (GPtrArray *msgs, const char *id)
-{
-  for (guint i = 0; i < msgs->len; i++)
-    if (g_strcmp0 (((CatchupMessage *) msgs->pdata[i])->id, id) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 static int
 fuzz_one (const guint8 *data, gsize size)
 {
@@ -85,7 +58,7 @@ fuzz_one (const guint8 *data, gsize size)
       g_assert_cmpstr (gap->utterance_id, ==, ((CatchupMessage *) window->pdata[gap->utterance_index])->id);
       g_assert_nonnull (gap->query);
     }
-  mem = memory_of (history);
+  mem = catchup_fuzz_memory (history);
   catchup_summary_options_init (&opts);
   opts.length = data[0] / 2 % 3;
   opts.me = (data[0] & 0x40) ? "mira" : NULL;
@@ -96,12 +69,12 @@ fuzz_one (const guint8 *data, gsize size)
 
       g_assert_nonnull (line->text);
       for (guint j = 0; j < line->sources->len; j++)
-        g_assert_true (has_id (window, line->sources->pdata[j]));
+        g_assert_cmpint (catchup_fuzz_find (window, line->sources->pdata[j]), >=, 0);
       for (guint j = 0; line->context != NULL && j < line->context->len; j++)
         {
           CatchupSummaryItem *item = line->context->pdata[j];
 
-          g_assert_true (has_id (window, item->id) || has_id (history, item->id));
+          g_assert_true (catchup_fuzz_find (window, item->id) >= 0 || catchup_fuzz_find (history, item->id) >= 0);
         }
     }
   text = catchup_summary_to_text (summary);

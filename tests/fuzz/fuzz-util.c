@@ -30,6 +30,33 @@ catchup_fuzz_split (const guint8 *data, gsize size, char sep, guint max)
   return pieces;
 }
 
+gint
+catchup_fuzz_find (GPtrArray *msgs, const char *id)
+{
+  for (guint i = 0; i < msgs->len; i++)
+    if (g_strcmp0 (((CatchupMessage *) msgs->pdata[i])->id, id) == 0)
+      return (gint) i;
+  return -1;
+}
+
+CatchupMemory *
+catchup_fuzz_memory (GPtrArray *turns)
+{
+  CatchupMemory *mem = g_new0 (CatchupMemory, 1);
+
+  mem->turns = g_ptr_array_ref (turns);
+  mem->gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
+  mem->gap_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < turns->len; i++)
+    {
+      CatchupMessage *m = turns->pdata[i];
+
+      g_hash_table_insert (mem->gap_of, g_strdup (m->id), GINT_TO_POINTER (0));
+      mem->tokens += catchup_text_count_turn (m->speaker, m->text);
+    }
+  return mem;
+}
+
 #define REOPEN_EVERY 500
 
 CatchupStore *

@@ -33,6 +33,13 @@ GPtrArray *catchup_fuzz_split (const guint8 *data, gsize size, char sep, guint m
 /* An in-memory store, replaced by a fresh one every few hundred inputs (memory and time per input stay flat). */
 CatchupStore *catchup_fuzz_store (void);
 
+/* The index of the message with this id in msgs (of CatchupMessage), or -1. */
+gint catchup_fuzz_find (GPtrArray *msgs, const char *id);
+
+/* A memory of turns (a reference to the array is taken), as the memory builder returns one: each turn kept as a
+ * lead-in turn. */
+CatchupMemory *catchup_fuzz_memory (GPtrArray *turns);
+
 #ifdef CATCHUP_FUZZING
 #define CATCHUP_FUZZ_TARGET(name)                                                                                 \
   int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size) { return fuzz_one (data, size); }
