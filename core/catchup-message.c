@@ -72,5 +72,10 @@ catchup_time_format_iso (gint64 ts)
 {
   g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (ts);
 
-  return dt ? g_date_time_format (dt, "%Y-%m-%dT%H:%M:%SZ") : g_strdup_printf ("@%" G_GINT64_FORMAT, ts);
+  if (dt == NULL)
+    return g_strdup_printf ("@%" G_GINT64_FORMAT, ts);
+  /* %Y does not pad: year 999 would come out as "999-…", which ISO 8601 (and our parser) does not read */
+  return g_strdup_printf ("%04d-%02d-%02dT%02d:%02d:%02dZ", g_date_time_get_year (dt), g_date_time_get_month (dt),
+                          g_date_time_get_day_of_month (dt), g_date_time_get_hour (dt), g_date_time_get_minute (dt),
+                          g_date_time_get_second (dt));
 }
