@@ -63,10 +63,27 @@ strip_trailing_urls (char *text)
   }
 }
 
+/* A line shows at most a few hundred characters of a message, but the excerpt and the cleaning look at its whole
+ * text, once per reference tried: a message of 100 KB (a pasted log, a flood) made a catch-up take a minute.
+ * Only the start of such a message is read, cut at a character boundary; NULL when the text is short enough. */
+#define TEXT_READ_MAX 4096
+
+static char *
+bounded_copy (const char *text)
+{
+  gsize len = text ? strlen (text) : 0;
+
+  if (len <= TEXT_READ_MAX)
+    return NULL;
+  const char *end = g_utf8_find_prev_char (text, text + TEXT_READ_MAX + 1);
+  return g_strndup (text, end ? (gsize) (end - text) : TEXT_READ_MAX);
+}
+
 char *
 catchup_summary_clean (const char *text)
 {
-  char *clean = catchup_summary_sanitize (text);
+  g_autofree char *bounded = bounded_copy (text);
+  char *clean = catchup_summary_sanitize (bounded ? bounded : text);
   strip_trailing_urls (clean);
   return clean;
 }
@@ -230,6 +247,9 @@ first_span (const char *text, GArray *spans, GHashTable *focus, guint *hits)
 char *
 catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars)
 {
+  g_autofree char *bounded = bounded_copy (text);
+  if (bounded)
+    text = bounded;
   g_autoptr (GArray) spans = split_sentences (text ? text : "");
   g_autoptr (GString) out = g_string_new (NULL);
   guint hits = 0;

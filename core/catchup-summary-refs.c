@@ -259,13 +259,18 @@ static const char *const np_enders[] = {
   "anyway", "instead", "already", "still", "yet", "ever", "once", NULL,
 };
 
+/* At most this many expressions of one line are looked up (the detected gaps' first). */
+#define MAX_EXPRESSIONS 24
+
 /* Definite noun phrases of a line ("the art show", "your piece") whose head the window has not introduced
- * before it: what the detector may have passed over. */
+ * before it, each once: what the detector may have passed over. */
 static void
 scan_expressions (const CatchupCandidate *c, GHashTable *introduced, GPtrArray *out)
 {
   g_auto (GStrv) words = g_strsplit (c->folded, " ", -1);
-  for (guint i = 0; words[i]; i++) {
+  /* each expression is tried against every memory turn: a huge line repeating "the patch" thousands of times
+   * must cost what one mention costs */
+  for (guint i = 0; words[i] && out->len < MAX_EXPRESSIONS; i++) {
     if (!in_list (words[i], determiners))
       continue;
     g_autoptr (GString) np = g_string_new (words[i]);
@@ -287,7 +292,10 @@ scan_expressions (const CatchupCandidate *c, GHashTable *introduced, GPtrArray *
     if (n == 0)
       continue;
     g_autoptr (GPtrArray) terms = catchup_summary_terms (np->str);
-    if (terms->len > 0 && !g_hash_table_contains (introduced, terms->pdata[terms->len - 1]))
+    gboolean known = FALSE;
+    for (guint j = 0; j < out->len && !known; j++)
+      known = strcmp (out->pdata[j], np->str) == 0;
+    if (!known && terms->len > 0 && !g_hash_table_contains (introduced, terms->pdata[terms->len - 1]))
       g_ptr_array_add (out, g_string_free (g_steal_pointer (&np), FALSE));
   }
 }
