@@ -79,6 +79,19 @@ bounded_copy (const char *text)
   return g_strndup (text, end ? (gsize) (end - text) : TEXT_READ_MAX);
 }
 
+guint
+catchup_summary_count_words (const char *text)
+{
+  guint n = 0;
+  gboolean in_word = FALSE;
+  for (const char *p = text; *p; p++) {
+    gboolean space = *p == ' ';
+    n += !space && !in_word;
+    in_word = !space;
+  }
+  return n;
+}
+
 char *
 catchup_summary_clean (const char *text)
 {
@@ -109,14 +122,8 @@ is_social_sentence (const char *text, gsize len)
 {
   g_autofree char *s = g_utf8_casefold (text, len);
   g_autoptr (GPtrArray) terms = catchup_summary_terms (s);
-  guint words = 0;
-  gboolean in_word = FALSE;
+  guint words = catchup_summary_count_words (s);
 
-  for (const char *p = s; *p; p++) {
-    gboolean space = *p == ' ';
-    words += !space && !in_word;
-    in_word = !space;
-  }
   if (words > 6 || terms->len > 3)
     return FALSE;
   for (guint i = 0; openers[i]; i++)

@@ -27,6 +27,8 @@ void catchup_summary_sort_lines (GPtrArray *lines);
 
 /* Retrieval terms of text without stop words; never NULL. */
 GPtrArray *catchup_summary_terms (const char *text);
+/* Words separated by spaces. */
+guint catchup_summary_count_words (const char *text);
 GHashTable *catchup_summary_term_set (GPtrArray *terms);
 guint catchup_summary_overlap (GPtrArray *terms, GHashTable *set);
 /* Sanitised, with the links that end a message cut. */

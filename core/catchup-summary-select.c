@@ -183,19 +183,6 @@ bot_news (const char *folded)
   return FALSE;
 }
 
-static guint
-count_words (const char *text)
-{
-  guint n = 0;
-  gboolean in_word = FALSE;
-  for (const char *p = text; *p; p++) {
-    gboolean space = *p == ' ';
-    n += !space && !in_word;
-    in_word = !space;
-  }
-  return n;
-}
-
 /* Numbers, names (capitalised inside a sentence), issue numbers: what makes a line specific. */
 static guint
 specifics (const char *clean)
@@ -258,7 +245,7 @@ after_reaction (const char *folded)
 static double
 classify (const char *speaker, const char *clean, const char *folded, guint terms, CatchupWorth *worth)
 {
-  guint words = count_words (clean);
+  guint words = catchup_summary_count_words (clean);
   double score = 0;
   guint hits = 0;
 
@@ -270,7 +257,7 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
     return bot_news (folded) ? 2.6 : 0;
   }
   const char *rest = after_reaction (folded);
-  gboolean reaction_only = rest != folded && count_words (rest) < 4;
+  gboolean reaction_only = rest != folded && catchup_summary_count_words (rest) < 4;
   if (cue_class (rest, worth, &score, &hits)) {
     /* a question that mentions "release" asks about it; it announces nothing */
     if (asks (clean) && (*worth == CATCHUP_WORTH_NEWS || *worth == CATCHUP_WORTH_STATUS))
@@ -370,7 +357,7 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
     c.clean = catchup_summary_clean (msg->text);
     c.folded = g_utf8_casefold (c.clean, -1);
     c.terms = catchup_summary_terms (c.clean);
-    c.words = count_words (c.clean);
+    c.words = catchup_summary_count_words (c.clean);
     c.question = asks (c.clean);
     c.replaces = g_ptr_array_new ();
     c.context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
