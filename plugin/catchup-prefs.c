@@ -129,8 +129,9 @@ catchup_prefs_frame (PurplePlugin *plugin)
   purple_plugin_pref_set_masked (key, TRUE);
   purple_plugin_pref_frame_add (frame, key);
   add_int_pref (frame, CATCHUP_PREF_TIMEOUT, _("Timeout (seconds)"), 1, 3600);
-  add_pref (frame, CATCHUP_PREF_THINKING, _("Let a reasoning model think before it answers (slower; off only "
-                                            "where the server allows it)"));
+  /* Pidgin sizes every label of the frame like the widest: the explanation goes on a line of its own */
+  add_info (frame, _("Slower; off works only where the server allows it."));
+  add_pref (frame, CATCHUP_PREF_THINKING, _("Let the model think first"));
 
   add_header (frame, _("Rooms"));
   /* Translators: keep these lines short: they are shown in a narrow column. */

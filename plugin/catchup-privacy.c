@@ -62,7 +62,7 @@ void
 catchup_privacy_add_pref (PurplePluginPrefFrame *frame)
 {
   PurplePluginPref *pref = purple_plugin_pref_new_with_name_and_label (
-    CATCHUP_PREF_INDEX_UNLOGGED, _("When the client's chat logging is off"));
+    CATCHUP_PREF_INDEX_UNLOGGED, _("Without chat logs"));
 
   purple_plugin_pref_set_type (pref, PURPLE_PLUGIN_PREF_CHOICE);
   purple_plugin_pref_add_choice (pref, _("Ask before keeping a history"), GINT_TO_POINTER (CATCHUP_INDEX_UNLOGGED_ASK));
