@@ -83,15 +83,15 @@ guint catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_t
 
 /* ---- catchup-summary-refs.c ---- */
 
-/* The checked references of candidate c, added to items (CatchupSummaryItem): its gaps' expressions and (given the terms
- * the window introduced before it) the definite noun phrases it leaves unexplained; each cites the one turn of
- * memory that names what the expression refers to; none when the expression is no real reference or the
- * evidence is ambiguous. */
+/* The checked references of candidate c, added to items (CatchupSummaryItem): its gaps' expressions, each citing
+ * the one turn of memory that names what the expression refers to; none when the expression is no real reference
+ * or the evidence is ambiguous. (Definite noun phrases the gap detector had not flagged were looked up too, once:
+ * on the dev windows that added wrong references and resolved no gap.) */
 typedef struct _CatchupSummaryRefs CatchupSummaryRefs;
 CatchupSummaryRefs *catchup_summary_refs_new (CatchupMemory *mem);
 void catchup_summary_refs_free (CatchupSummaryRefs *refs);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupSummaryRefs, catchup_summary_refs_free)
 void catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, const CatchupSummaryRefs *refs,
-                              GHashTable *introduced, guint max_chars);
+                              guint max_chars);
 
 G_END_DECLS

@@ -91,19 +91,6 @@ naming_terms (const char *folded_expr)
   return names ? g_steal_pointer (&terms) : NULL;
 }
 
-/* Whether the turn names the expression's last two words side by side ("an LGBTQ art show"). */
-static gboolean
-names_compound (GPtrArray *turn_terms, GPtrArray *naming)
-{
-  if (naming->len < 2)
-    return FALSE;
-  const char *a = naming->pdata[naming->len - 2], *b = naming->pdata[naming->len - 1];
-  for (guint i = 0; i + 1 < turn_terms->len; i++)
-    if (g_str_equal (turn_terms->pdata[i], a) && g_str_equal (turn_terms->pdata[i + 1], b))
-      return TRUE;
-  return FALSE;
-}
-
 /* How well a turn names the referent: the naming terms it has (the head noun, the last term, is required),
  * also as a compound written apart. 0 when it does not name it. */
 static guint
@@ -212,9 +199,8 @@ catchup_summary_refs_free (CatchupSummaryRefs *r)
   g_free (r);
 }
 
-/* scanned: the expression was found by the summary, not by the gap detector: it must name a compound. */
 static CatchupSummaryItem *
-resolve_expression (const char *expression, gboolean scanned, const CatchupCandidate *c,
+resolve_expression (const char *expression, const CatchupCandidate *c,
                     const CatchupSummaryRefs *refs, guint max_chars)
 {
   CatchupMemory *mem = refs->mem;
@@ -234,7 +220,7 @@ resolve_expression (const char *expression, gboolean scanned, const CatchupCandi
       continue;
     GPtrArray *terms = refs->terms->pdata[i];
     guint hits = names_referent (terms, naming);
-    if (hits == 0 || (scanned && !names_compound (terms, naming)))
+    if (hits == 0)
       continue;
     double context = 0.25 * MIN (catchup_summary_overlap (terms, line_terms), 4);
     Match m = { t, g_ptr_array_ref (terms), hits + context };
@@ -249,63 +235,12 @@ resolve_expression (const char *expression, gboolean scanned, const CatchupCandi
   return catchup_summary_item_new (expr, turn->id, turn->speaker, turn->ts, quote);
 }
 
-static const char *const determiners[] = {
-  "the", "that", "this", "those", "these", "my", "your", "our", "his", "her", "their", NULL,
-};
-static const char *const modifiers[] = { "same", "other", "usual", "last", "next", "new", "old", NULL };
-/* Words that end a noun phrase without being stop words: "the private repo right after". */
-static const char *const np_enders[] = {
-  "right", "now", "too", "again", "then", "today", "tomorrow", "yesterday", "tonight", "first", "later", "soon",
-  "anyway", "instead", "already", "still", "yet", "ever", "once", NULL,
-};
-
-/* At most this many expressions of one line are looked up (the detected gaps' first). */
-#define MAX_EXPRESSIONS 24
-
-/* Definite noun phrases of a line ("the art show", "your piece") whose head the window has not introduced
- * before it, each once: what the detector may have passed over. */
-static void
-scan_expressions (const CatchupCandidate *c, GHashTable *introduced, GPtrArray *out)
-{
-  g_auto (GStrv) words = g_strsplit (c->folded, " ", -1);
-  /* each expression is tried against every memory turn: a huge line repeating "the patch" thousands of times
-   * must cost what one mention costs */
-  for (guint i = 0; words[i] && out->len < MAX_EXPRESSIONS; i++) {
-    if (!in_list (words[i], determiners))
-      continue;
-    g_autoptr (GString) np = g_string_new (words[i]);
-    guint k = i + 1, n = 0;
-    for (; words[k] && in_list (words[k], modifiers); k++)
-      g_string_append_printf (np, " %s", words[k]);
-    for (; words[k] && n < 3; k++) {
-      gsize len = strlen (words[k]);
-      gboolean stop_after = len > 0 && strchr (".,;:!?)'\"", words[k][len - 1]);
-      g_autofree char *word = g_strndup (words[k], stop_after ? len - 1 : len);
-      if (!*word || !g_unichar_isalnum (g_utf8_get_char (word)) || catchup_text_is_stop_word (word) ||
-          in_list (word, np_enders))
-        break;
-      g_string_append_printf (np, " %s", word);
-      n++;
-      if (stop_after)
-        break;
-    }
-    if (n == 0)
-      continue;
-    g_autoptr (GPtrArray) terms = catchup_summary_terms (np->str);
-    gboolean known = FALSE;
-    for (guint j = 0; j < out->len && !known; j++)
-      known = strcmp (out->pdata[j], np->str) == 0;
-    if (!known && terms->len > 0 && !g_hash_table_contains (introduced, terms->pdata[terms->len - 1]))
-      g_ptr_array_add (out, g_string_free (g_steal_pointer (&np), FALSE));
-  }
-}
-
 /* At most this many references under one line. */
 #define MAX_REFS 2
 
 void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, const CatchupSummaryRefs *refs,
-                         GHashTable *introduced, guint max_chars)
+                         guint max_chars)
 {
   CatchupMemory *mem = refs->mem;
   g_autoptr (GPtrArray) exprs = g_ptr_array_new_with_free_func (g_free);
@@ -315,11 +250,8 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, const Catc
     if (gap->expression)
       g_ptr_array_add (exprs, g_utf8_casefold (gap->expression, -1));
   }
-  guint detected = exprs->len;
-  if (introduced)
-    scan_expressions (c, introduced, exprs);
   for (guint i = 0; i < exprs->len && items->len < MAX_REFS; i++) {
-    CatchupSummaryItem *item = resolve_expression (exprs->pdata[i], i >= detected, c, refs, max_chars);
+    CatchupSummaryItem *item = resolve_expression (exprs->pdata[i], c, refs, max_chars);
     gboolean seen = FALSE;
     for (guint k = 0; item && k < items->len && !seen; k++)
       seen = g_strcmp0 (((CatchupSummaryItem *) items->pdata[k])->id, item->id) == 0;

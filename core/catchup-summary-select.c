@@ -778,7 +778,6 @@ static void
 weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
 {
   g_autoptr (CatchupSummaryRefs) refs = NULL;
-  g_autoptr (GHashTable) introduced = g_hash_table_new (g_str_hash, g_str_equal);
 
   if (!mem || !mem->turns || mem->turns->len == 0)
     return;
@@ -786,12 +785,10 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if ((c->score > 0 || c->gaps->len > 0) && c->words >= 3) {
-      catchup_summary_resolve (c->context, c, refs, introduced, max_chars);
+      catchup_summary_resolve (c->context, c, refs, max_chars);
       if (c->context->len > 0)
         c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
     }
-    for (guint t = 0; t < c->terms->len; t++)
-      g_hash_table_add (introduced, c->terms->pdata[t]);
   }
 }
 
