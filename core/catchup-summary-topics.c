@@ -125,6 +125,7 @@ catchup_summary_topics (GArray *cands)
 /* ---- values: dates, times, numbers, people ---- */
 
 typedef enum { VALUE_DATE, VALUE_TIME, VALUE_NUMBER, VALUE_PERSON, N_VALUE_KINDS } ValueKind;
+#define ALL_KINDS ((1u << N_VALUE_KINDS) - 1)
 
 static const char *const date_words[] = {
   "mon", "monday", "tue", "tues", "tuesday", "wed", "wednesday", "thu", "thur", "thurs", "thursday", "fri",
@@ -205,11 +206,14 @@ facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_spe
   }
 }
 
-/* A kind of value both state, with a value the later one has and the earlier has not. */
+/* A kind of value both state, with a value the later one has and the earlier has not; kinds: a mask of
+ * 1 << ValueKind. */
 static gboolean
-changes_value (const Facts *later, const Facts *earlier)
+changes_value (const Facts *later, const Facts *earlier, guint kinds)
 {
   for (guint k = 0; k < N_VALUE_KINDS; k++) {
+    if (!(kinds & (1u << k)))
+      continue;
     if (g_hash_table_size (later->values[k]) == 0 || g_hash_table_size (earlier->values[k]) == 0)
       continue;
     GHashTableIter it;
@@ -299,7 +303,9 @@ supersede_memory (CatchupCandidate *c, const Facts *fc_line, FactCache *fc, Catc
     if (t->ts >= start)
       continue;
     const Facts *ft = memory_facts (fc, mem, i);
-    if (shared_words (fc_line, ft) >= 2 && changes_value (fc_line, ft))
+    /* A bare number is no state against an older turn on a loosely shared topic: a version, a count or an
+     * issue number differs between any two messages about a release. Dates, times and people are. */
+    if (shared_words (fc_line, ft) >= 2 && changes_value (fc_line, ft, ALL_KINDS & ~(1u << VALUE_NUMBER)))
       g_ptr_array_add (c->replaces, t);
   }
 }
@@ -325,7 +331,7 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
         continue;
       const Facts *fj = window_facts (&fc, cands, j);
       guint shared = shared_words (fi, fj);
-      if ((shared >= 2 || (shared >= 1 && e->topic == c->topic)) && changes_value (fi, fj)) {
+      if ((shared >= 2 || (shared >= 1 && e->topic == c->topic)) && changes_value (fi, fj, ALL_KINDS)) {
         e->superseded_by = i;
         g_ptr_array_add (c->replaces, e->msg);
       }

@@ -617,6 +617,28 @@ test_revises_memory (void)
   memory_free (mem);
 }
 
+/* A number alone is no revised state against an older turn: "instead" with another version number on a loosely
+ * shared topic replaces nothing. */
+static void
+test_number_not_revision_of_memory (void)
+{
+  const Row old[] = {
+    { "o1", T0 - DAY, "mira", "the release notes for 2.9 mention the parser rewrite" },
+  };
+  const Row rows[] = {
+    { "r1", T0, "mira", "let's put the parser rewrite into the 3.0 release notes instead" },
+    { "r2", T0 + MIN_, "bert", "ok, I'll update the draft" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "r1");
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 0);
+  memory_free (mem);
+}
+
 /* A question whose answer comes two lines later, after the asker's own follow-up. */
 static void
 test_answer_two_lines_later (void)
@@ -801,6 +823,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/for-you", test_for_you);
   g_test_add_func ("/catchup/summary/superseded-date", test_superseded_date);
   g_test_add_func ("/catchup/summary/revises-memory", test_revises_memory);
+  g_test_add_func ("/catchup/summary/number-not-revision-of-memory", test_number_not_revision_of_memory);
   g_test_add_func ("/catchup/summary/answer-two-lines-later", test_answer_two_lines_later);
   g_test_add_func ("/catchup/summary/ok-answers-other-line", test_ok_answers_other_line);
   g_test_add_func ("/catchup/summary/my-dog", test_my_dog);
