@@ -767,3 +767,25 @@ e2e_start_prosody (const char *dir, const char *muc_options, const char *const *
     }
   return server;
 }
+
+static gboolean
+notice_after (gpointer data)
+{
+  return e2e_notices->len > GPOINTER_TO_UINT (data);
+}
+
+const char *
+e2e_run_import_action (PurplePlugin *plugin)
+{
+  GList *actions = PURPLE_PLUGIN_ACTIONS (plugin, NULL);
+  PurplePluginAction *action;
+  guint n = e2e_notices->len;
+
+  g_assert_nonnull (actions);
+  action = actions->data;
+  action->plugin = plugin;
+  action->callback (action);
+  g_list_free_full (actions, (GDestroyNotify) purple_plugin_action_free);
+  g_assert_true (e2e_wait (notice_after, GUINT_TO_POINTER (n), 20000));
+  return e2e_notices->pdata[n];
+}

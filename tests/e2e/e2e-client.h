@@ -93,4 +93,7 @@ GSubprocess *e2e_start_prosody (const char *dir, const char *muc_options, const 
 /* [nick, text] pairs (GStrv) of real IRC log lines; empty when the shared data is absent. */
 GPtrArray *e2e_log_lines (guint max);
 
+/* Runs the plugin's first action ("Import all chat logs into catch-up") and returns the notice it shows. */
+const char *e2e_run_import_action (PurplePlugin *plugin);
+
 G_END_DECLS

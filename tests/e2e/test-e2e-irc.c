@@ -392,28 +392,6 @@ test_backfill_room (void)
   g_assert_cmpuint (again->len, ==, after->len);
 }
 
-static gboolean
-notice_after (gpointer data)
-{
-  return e2e_notices->len > GPOINTER_TO_UINT (data);
-}
-
-static const char *
-run_import_action (void)
-{
-  GList *actions = PURPLE_PLUGIN_ACTIONS (fx.plugin, NULL);
-  PurplePluginAction *action;
-  guint n = e2e_notices->len;
-
-  g_assert_nonnull (actions);
-  action = actions->data;
-  action->plugin = fx.plugin;
-  action->callback (action);
-  g_list_free_full (actions, (GDestroyNotify) purple_plugin_action_free);
-  g_assert_true (e2e_wait (notice_after, GUINT_TO_POINTER (n), 20000));
-  return e2e_notices->pdata[n];
-}
-
 /* Every room with logs, from the plugin action: a text and an HTML log of a room never joined. */
 static void
 test_backfill_all (void)
@@ -454,7 +432,7 @@ test_backfill_all (void)
              "<font color=\"#A82F2F\"><font size=\"2\">(00:10:00)</font> <b>jonas:</b></font> still up?<br/>\n"
              "</body></html>\n");
 
-  notice = run_import_action ();
+  notice = e2e_run_import_action (fx.plugin);
   g_assert_nonnull (strstr (notice, "Chat logs imported"));
   archive = room_messages (ARCHIVE);
   g_assert_cmpuint (archive->len, ==, G_N_ELEMENTS (expected));
@@ -463,7 +441,7 @@ test_backfill_all (void)
   g_assert_cmpuint (live_after->len, ==, live->len);
 
   /* Twice: nothing new anywhere. */
-  notice = run_import_action ();
+  notice = e2e_run_import_action (fx.plugin);
   g_assert_nonnull (strstr (notice, " 0 new messages"));
   g_clear_pointer (&archive, g_ptr_array_unref);
   archive = room_messages (ARCHIVE);

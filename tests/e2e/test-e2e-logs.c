@@ -198,28 +198,6 @@ assert_events (const char *room)
 
 /* ---------- the import ---------- */
 
-static gboolean
-notice_after (gpointer data)
-{
-  return e2e_notices->len > GPOINTER_TO_UINT (data);
-}
-
-static const char *
-run_import_action (void)
-{
-  GList *actions = PURPLE_PLUGIN_ACTIONS (fx.plugin, NULL);
-  PurplePluginAction *action;
-  guint n = e2e_notices->len;
-
-  g_assert_nonnull (actions);
-  action = actions->data;
-  action->plugin = fx.plugin;
-  action->callback (action);
-  g_list_free_full (actions, (GDestroyNotify) purple_plugin_action_free);
-  g_assert_true (e2e_wait (notice_after, GUINT_TO_POINTER (n), 20000));
-  return e2e_notices->pdata[n];
-}
-
 static void
 check_format (const char *format, const char *room)
 {
@@ -238,7 +216,7 @@ check_format (const char *format, const char *room)
   g_assert_true (g_str_has_suffix (name, format));
   g_assert_nonnull (strstr (name, "TST"));
 
-  notice = run_import_action ();
+  notice = e2e_run_import_action (fx.plugin);
   g_assert_nonnull (strstr (notice, "Chat logs imported"));
   store = catchup_store_open (fx.db_path, NULL);
   g_assert_nonnull (store);
@@ -246,7 +224,7 @@ check_format (const char *format, const char *room)
   assert_events (room);
 
   /* Again: nothing new, nothing twice. */
-  notice = run_import_action ();
+  notice = e2e_run_import_action (fx.plugin);
   g_assert_nonnull (strstr (notice, " 0 new messages"));
   assert_messages (store, room);
   assert_events (room);
