@@ -766,6 +766,9 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
   add_agreement (line, cands, i);
   if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
     add_reply (line, cands, c, b->context_chars);
+  /* an answer shown under its question brings the references that explain it */
+  if (line->reply->len > 0)
+    g_ptr_array_extend_and_steal (line->context, g_ptr_array_ref (cand (cands, c->answer)->context));
   return line;
 }
 
@@ -781,11 +784,11 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
 
   if (!mem || !mem->turns || mem->turns->len == 0)
     return;
-  refs = catchup_summary_refs_new (mem);
+  refs = catchup_summary_refs_new (mem, cands);
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if ((c->score > 0 || c->gaps->len > 0) && c->words >= 3) {
-      catchup_summary_resolve (c->context, c, refs, max_chars);
+      catchup_summary_resolve (c->context, c, i, refs, max_chars);
       if (c->context->len > 0)
         c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
     }
