@@ -34,7 +34,8 @@ static const char *const generic_nouns[] = {
   "meantime", "moment", "while", "thought", "thoughts", "energy", "vibe", "vibes", "journey", "advice", "pic",
   "pics", "photo", "photos", "picture", "pictures", "shot", "video", "friend", "friends", "buddy", "buddies",
   "guy", "guys", "folks", "everyone", "kid", "kids", "family", "favorite", "favourite", "recommendation",
-  "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", NULL,
+  "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", "goal", "goals", "writing", "character", "characters",
+  "sound", "screen", NULL,
 };
 
 /* Whether a term (stemmed) is one of the words of list: "advice" is cut to "advic" like the line's words. */
@@ -166,7 +167,11 @@ add_expression (GHashTable *exprs, const char *id, const char *expression)
     list = g_ptr_array_new_with_free_func (g_free);
     g_hash_table_insert (exprs, g_strdup (id), list);
   }
-  g_ptr_array_add (list, g_utf8_casefold (expression, -1));
+  g_autofree char *folded = g_utf8_casefold (expression, -1);
+  for (guint i = 0; i < list->len; i++)
+    if (g_str_equal (list->pdata[i], folded))
+      return;
+  g_ptr_array_add (list, g_steal_pointer (&folded));
 }
 
 /* Every expression the detector flags in the window, not only those the memory had room to retrieve for. */
@@ -266,15 +271,26 @@ typedef struct {
   guint shared;
 } Evidence;
 
+static gboolean
+in_terms (GPtrArray *terms, const char *term)
+{
+  for (guint i = 0; terms && i < terms->len; i++)
+    if (g_str_equal (terms->pdata[i], term))
+      return TRUE;
+  return FALSE;
+}
+
+/* The new words of the line (wanted) that the turn has, and the words of what the line calls it (named: "art
+ * show" names the show even when the window said "art" before). */
 static Evidence
-evidence_of (const CatchupSummaryRefs *r, guint turn, GHashTable *wanted)
+evidence_of (const CatchupSummaryRefs *r, guint turn, GHashTable *wanted, GPtrArray *named)
 {
   GPtrArray *terms = r->terms->pdata[turn];
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   Evidence e = { turn, 0, 0 };
   for (guint i = 0; i < terms->len; i++) {
     const char *t = terms->pdata[i];
-    if (g_hash_table_contains (wanted, t) && g_hash_table_add (seen, (gpointer) t)) {
+    if ((g_hash_table_contains (wanted, t) || in_terms (named, t)) && g_hash_table_add (seen, (gpointer) t)) {
       e.score += rarity (r, t);
       e.shared++;
     }
@@ -330,14 +346,23 @@ before_verb (const char *folded_expr)
   return singular ? s_form : !s_form;
 }
 
-/* Whether the expression stops inside a compound of the line ("the big" of "the big-endian job"). */
+/* Whether the expression stops inside a noun phrase of the line: inside a compound ("the big" of "the
+ * big-endian job"), or before a further noun that the detector's phrase had no room for ("the coolest harry
+ * potter" of "... potter party"): its head is not the phrase's head then. */
 static gboolean
-cut_compound (const char *folded_expr, const char *folded_line)
+cut_phrase (const char *folded_expr, const char *folded_line)
 {
   gsize n = strlen (folded_expr);
-  for (const char *p = strstr (folded_line, folded_expr); p; p = strstr (p + 1, folded_expr))
-    if (p[n] == '-' && g_ascii_isalnum (p[n + 1]))
+  for (const char *p = strstr (folded_line, folded_expr); p; p = strstr (p + 1, folded_expr)) {
+    const char *after = p + n;
+    if (after[0] == '-' && g_ascii_isalnum (after[1]))
       return TRUE;
+    if (after[0] != ' ' || !g_ascii_isalnum (after[1]))
+      continue;
+    g_autofree char *next = g_strndup (after + 1, strcspn (after + 1, " ,.;:!?)'\""));
+    if (!catchup_text_is_stop_word (next) && catchup_summary_count_words (folded_expr) >= 4)
+      return TRUE;
+  }
   return FALSE;
 }
 
@@ -345,7 +370,7 @@ cut_compound (const char *folded_expr, const char *folded_line)
 static gboolean
 expression_anchor (const char *folded_expr, const char *folded_line, GHashTable *wanted, Anchor *out)
 {
-  GPtrArray *naming = before_verb (folded_expr) || cut_compound (folded_expr, folded_line) ? NULL
+  GPtrArray *naming = before_verb (folded_expr) || cut_phrase (folded_expr, folded_line) ? NULL
                                                                                           : naming_terms (folded_expr);
   /* the window already said what it is: it resolves the reference itself */
   if (!naming || !g_hash_table_contains (wanted, naming->pdata[naming->len - 1])) {
@@ -413,7 +438,19 @@ name_anchors (const CatchupSummaryRefs *r, const char *text, GHashTable *wanted,
       continue;
     GPtrArray *required = g_ptr_array_new_with_free_func (g_free);
     g_ptr_array_add (required, g_strdup (terms->pdata[0]));
-    Anchor a = { g_steal_pointer (&word), required, OWNER_ANY };
+    /* a name of several words is one name: "Harry Potter" */
+    while (p[0] == ' ' && g_unichar_isupper (g_utf8_get_char (p + 1))) {
+      const char *e = p + 1;
+      while (*e && g_unichar_isalnum (g_utf8_get_char (e)))
+        e = g_utf8_next_char (e);
+      g_autofree char *more = g_strndup (p + 1, e - p - 1);
+      g_autoptr (GPtrArray) more_terms = catchup_summary_terms (more);
+      if (more_terms->len != 1)
+        break;
+      g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
+      p = e;
+    }
+    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY };
     g_array_append_val (anchors, a);
   }
 }
@@ -445,7 +482,7 @@ best_evidence (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Anc
     if (!t->id || t->ts > c->msg->ts || !has_all (r->terms->pdata[i], a->required) ||
         !owner_fits (a->owner, t, c->msg))
       continue;
-    Evidence e = evidence_of (r, i, wanted);
+    Evidence e = evidence_of (r, i, wanted, a->required);
     g_array_append_val (all, e);
     /* among equals the later turn: what holds now */
     if (best < 0 || e.score >= g_array_index (all, Evidence, best).score)
@@ -490,7 +527,7 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
     gpointer term;
     g_hash_table_iter_init (&it, focus);
     while (g_hash_table_iter_next (&it, &term, NULL))
-      if (!g_hash_table_contains (wanted, term))
+      if (!g_hash_table_contains (wanted, term) && !in_terms (a->required, term))
         g_hash_table_iter_remove (&it);
     g_autofree char *clean = catchup_summary_clean (turn->text);
     g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
@@ -503,10 +540,12 @@ void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
                          guint max_chars)
 {
+  /* a name the window has not introduced leans on the memory as a flagged expression does */
   GPtrArray *exprs = c->msg->id ? g_hash_table_lookup (refs->exprs, c->msg->id) : NULL;
-  if (!exprs || !refs->mem || !refs->mem->turns)
+  g_autoptr (GPtrArray) none = g_ptr_array_new ();
+  if (!refs->mem || !refs->mem->turns || refs->mem->turns->len == 0)
     return;
-  CatchupSummaryItem *item = resolve_line (c, refs, exprs, index, max_chars);
+  CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, max_chars);
   if (item)
     g_ptr_array_add (items, item);
 }
