@@ -800,7 +800,7 @@ drop_kind (GPtrArray *lines, guint kind, guint excess)
 {
   for (guint i = lines->len; i-- > 0 && excess > 0;) {
     CatchupSummaryLine *l = lines->pdata[i];
-    GPtrArray *items[] = { NULL, l->agreed, l->context, l->supersedes };
+    GPtrArray *items[] = { NULL, l->agreed, l->supersedes, l->context };
     if (kind == 0 && l->no_reply) {
       l->no_reply = FALSE;
       excess--;
@@ -818,7 +818,8 @@ drop_kind (GPtrArray *lines, guint kind, guint excess)
 }
 
 /* Items are dropped where the budget is exceeded, latest lines first: "no reply yet", then agreement,
- * references and replaced states; answers stay with their questions. */
+ * replaced states and references (a line without the reference it leans on dangles; without the state it
+ * replaced it still says what holds now); answers stay with their questions. */
 static void
 fit_items (GPtrArray *lines, guint rendered)
 {
