@@ -35,7 +35,7 @@ static const char *const generic_nouns[] = {
   "pics", "photo", "photos", "picture", "pictures", "shot", "video", "friend", "friends", "buddy", "buddies",
   "guy", "guys", "folks", "everyone", "kid", "kids", "family", "favorite", "favourite", "recommendation",
   "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", "goal", "goals", "writing", "character", "characters",
-  "sound", "screen", NULL,
+  "sound", "screen", "need", "needs", "limit", "limits", NULL,
 };
 
 /* Whether a term (stemmed) is one of the words of list: "advice" is cut to "advic" like the line's words. */
