@@ -79,7 +79,7 @@ struct _CatchupStore {
 /*
  * Version 3: model embeddings, computed in the background and never at catch-up time. A vector is keyed by
  * the embedder's name (which holds the model and the dimension, so that a change of either leaves old rows
- * unused) and a hash of the text (catchup_embed_text_hash), so a text shared by rooms or re-chunked
+ * unused) and a hash of the text (catchup_index_text_hash), so a text shared by rooms or re-chunked
  * unchanged is embedded once. vec: dim little-endian float32s. chunks.text_hash is the hash of the chunk's
  * text as the index builds it; the migration fills it for the chunks already there.
  */

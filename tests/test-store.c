@@ -802,7 +802,7 @@ test_migrate_v2 (void)
   g_assert_no_error (error);
   g_assert_cmpstr (msg->text, ==, "kept");
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM embeddings WHERE ?1 = ?1", 0), ==, 0);
-  catchup_embed_text_hash ("alice: kept\n", want);
+  catchup_index_text_hash ("alice: kept\n", want);
   st = catchup_store_prepare (store, "SELECT text_hash FROM chunks", &error);
   g_assert_no_error (error);
   g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
@@ -960,7 +960,7 @@ test_embed_cache_nonfinite (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
       guint8 hash[CATCHUP_TEXT_HASH_LEN];
 
       g_assert_no_error (error);
-      catchup_embed_text_hash (texts[i], hash);
+      catchup_index_text_hash (texts[i], hash);
       sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_TRANSIENT);
       sqlite3_bind_blob (st, 2, vecs[i], 2 * sizeof (guint32), SQLITE_TRANSIENT);
       g_assert_cmpint (sqlite3_step (st), ==, SQLITE_DONE);
