@@ -292,15 +292,83 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
   return TRUE;
 }
 
+/* Chunks indexed before text hashes existed (schema v3) get theirs the first time this connection updates
+ * their room, so that their stored model vectors can be found without re-chunking the room; the rooms checked
+ * are remembered with the connection, so the scan is paid once. */
+#define HASHED_ROOMS_KEY "catchup-index-hashed-rooms"
+
+static gboolean
+hash_chunks (CatchupStore *store, GArray *ids, GError **error)
+{
+  for (guint i = 0; i < ids->len; i++)
+    {
+      gint64 id = g_array_index (ids, gint64, i);
+      g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (store, id, error);
+      g_autofree char *text = NULL;
+      guint8 hash[CATCHUP_TEXT_HASH_LEN];
+      sqlite3_stmt *st;
+      int rc;
+
+      if (turns == NULL)
+        return FALSE;
+      text = catchup_index_chunk_text (turns);
+      catchup_index_text_hash (text, hash);
+      if ((st = catchup_store_prepare (store, "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
+        return FALSE;
+      sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_STATIC);
+      sqlite3_bind_int64 (st, 2, id);
+      if ((rc = sqlite3_step (st)) != SQLITE_DONE)
+        return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
+{
+  GHashTable *hashed = catchup_store_get_data (store, HASHED_ROOMS_KEY);
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  sqlite3_stmt *st;
+  int rc;
+
+  if (hashed != NULL && g_hash_table_contains (hashed, &room))
+    return TRUE;
+  st = catchup_store_prepare (store, "SELECT id FROM chunks WHERE room = ?1 AND text_hash IS NULL", error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (st, 0);
+
+      g_array_append_val (ids, id);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+  if (!hash_chunks (store, ids, error))
+    return FALSE;
+  /* only once the hashes are in: a failed fill is tried again (a rollback of the surrounding transaction after
+   * it leaves the room unhashed until the next connection) */
+  if (hashed == NULL)
+    {
+      hashed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      catchup_store_set_data (store, HASHED_ROOMS_KEY, hashed, (GDestroyNotify) g_hash_table_unref);
+    }
+  g_hash_table_add (hashed, g_memdup2 (&room, sizeof room));
+  return TRUE;
+}
+
 static gboolean
 index_update_locked (CatchupStore *store, gint64 room, GError **error)
 {
   CatchupPos earliest = { 0, 0 }, max = { 0, 0 }, start = { 0, 0 };
   gboolean found, from_start;
   gint64 seen = 0;
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT max_row FROM index_state WHERE room = ?", error);
+  sqlite3_stmt *st;
 
-  if (st == NULL)
+  if (!fill_text_hashes (store, room, error) ||
+      (st = catchup_store_prepare (store, "SELECT max_row FROM index_state WHERE room = ?", error)) == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
   if (sqlite3_step (st) == SQLITE_ROW)
@@ -356,47 +424,6 @@ catchup_index_clear (CatchupStore *store, gint64 room, GError **error)
   sqlite3_bind_int64 (st, 1, room);
   sqlite3_step (st);
   return catchup_store_commit (store, error);
-}
-
-/* Chunks indexed before text hashes existed (schema v3) get theirs, so that their stored model vectors can
- * be found without re-chunking the room. */
-gboolean
-catchup_index_fill_text_hashes (CatchupStore *store, GError **error)
-{
-  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT id FROM chunks WHERE text_hash IS NULL", error);
-  int rc;
-
-  if (st == NULL)
-    return FALSE;
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    {
-      gint64 id = sqlite3_column_int64 (st, 0);
-
-      g_array_append_val (ids, id);
-    }
-  sqlite3_reset (st);
-  if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
-  for (guint i = 0; i < ids->len; i++)
-    {
-      gint64 id = g_array_index (ids, gint64, i);
-      g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (store, id, error);
-      g_autofree char *text = NULL;
-      guint8 hash[CATCHUP_TEXT_HASH_LEN];
-
-      if (turns == NULL)
-        return FALSE;
-      text = catchup_index_chunk_text (turns);
-      catchup_index_text_hash (text, hash);
-      if ((st = catchup_store_prepare (store, "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
-        return FALSE;
-      sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_STATIC);
-      sqlite3_bind_int64 (st, 2, id);
-      if ((rc = sqlite3_step (st)) != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
-    }
-  return TRUE;
 }
 
 void
