@@ -9,7 +9,6 @@
 #include "catchup-embed.h"
 #include "catchup-error.h"
 #include "catchup-retrieve.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The newest turns a question reads at most: a room's whole history up to this size, its latest part beyond. */

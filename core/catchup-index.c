@@ -6,7 +6,6 @@
 #include "catchup-embed.h"
 #include "catchup-error.h"
 #include "catchup-index.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The text a chunk is indexed and embedded as: its turns as "speaker: text" lines, so that names are

@@ -4,7 +4,6 @@
 
 #include "catchup-index.h"
 #include "catchup-retention.h"
-#include "catchup-store-private.h"
 
 static gboolean
 delete_room_rows (CatchupStore *store, const char *sql, gint64 room, GError **error)
