@@ -64,7 +64,9 @@ add_beside (GPtrArray *paths, const char *object)
   add_candidate (paths, dir, from_plugins);
   /* a folder of its own beside a plugin installed alone (libpurple would probe a module beside it as a plugin) */
   add_candidate (paths, dir, PACKAGE_TARNAME);
+  /* a build folder: the tool at its top, test programs in tests/, the plugin and fuzz targets two levels down */
   add_candidate (paths, dir, "core/.libs");
+  add_candidate (paths, dir, "../core/.libs");
   add_candidate (paths, dir, "../../core/.libs");
 }
 

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
  *   the install layout relative to the program or plugin holding this code: from the tool's bindir or the
  *     plugin's plugindir to pkglibdir, so a tree installed with DESTDIR or moved as a whole still finds it;
  *   a folder purple-catchup beside them (a plugin installed alone into ~/.purple/plugins);
- *   an uninstalled build folder: core/.libs beside the tool, ../../core/.libs from the plugin in plugin/.libs;
+ *   an uninstalled build folder: core/.libs beside the tool, ../core/.libs from test programs in tests/,
+ *     ../../core/.libs from the plugin in plugin/.libs;
  *   pkglibdir as configured.
  */
 
