@@ -188,12 +188,17 @@ facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_spe
   for (guint i = 0; words[i]; i++) {
     char *w = words[i];
     gsize len = strlen (w);
+    /* "ravi: ..." addresses ravi; it says nothing about who does what */
+    gboolean address = i == 0 && len > 1 && w[len - 1] == ':';
     while (len > 0 && strchr (".:", w[len - 1]))
       w[--len] = '\0';
     if (!*w)
       continue;
     ValueKind k = kind_of_word (w);
-    if (k == N_VALUE_KINDS && g_hash_table_contains (people, w) && strcmp (w, own) != 0)
+    /* an issue number or a version names what a line is about, not a state it holds */
+    if (k == VALUE_NUMBER && (w[0] == '#' || strchr (w, '.')))
+      continue;
+    if (k == N_VALUE_KINDS && !address && g_hash_table_contains (people, w) && strcmp (w, own) != 0)
       k = VALUE_PERSON;
     if (k != N_VALUE_KINDS)
       g_hash_table_add (f->values[k], g_strdup (w));
@@ -238,12 +243,14 @@ shared_words (const Facts *a, const Facts *b)
   return n;
 }
 
-/* Words that say a state changed. */
+/* Words that say a state changed. Only words that say it of a state: "actually", "anymore", "no longer" and a
+ * bare "now" read as revisions on the dev windows replaced lines they had nothing to do with ("what actually
+ * ships", "your reproducer no longer crashes"). */
 static const char *const revision_cues[] = {
-  "moves to", "moved to", "move to", "moving to", "now", "instead", "changed", "change to", "from now on",
-  "no longer", "actually", "correction", "update", "updated", "rescheduled", "postponed", "pushed to",
-  "pushed back", "new date", "new time", "takes over", "taking over", "not anymore", "anymore", "switch to",
-  "switched to", "replaced", "replaces", "rather", "after all", "scratch that", NULL,
+  "moves to", "moved to", "move to", "moving to", "is now", "are now", "it's now", "now on", "from now",
+  "instead", "changed to", "change to", "correction", "rescheduled", "postponed", "pushed to", "pushed back",
+  "new date", "new time", "takes over", "taking over", "switch to", "switched to", "replaced", "replaces",
+  "after all", "scratch that", NULL,
 };
 
 static GHashTable *
@@ -331,7 +338,10 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
         continue;
       const Facts *fj = window_facts (&fc, cands, j);
       guint shared = shared_words (fi, fj);
-      if ((shared >= 2 || (shared >= 1 && e->topic == c->topic)) && changes_value (fi, fj, ALL_KINDS)) {
+      /* one shared word is a topic only when one line answers the other; a topic of rare words alone let a
+       * line replace unrelated ones */
+      gboolean replies = c->asked == (gint) j || e->answer == (gint) i;
+      if ((shared >= 2 || (shared >= 1 && replies)) && changes_value (fi, fj, ALL_KINDS)) {
         e->superseded_by = i;
         g_ptr_array_add (c->replaces, e->msg);
       }
@@ -349,19 +359,54 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
 
 #define LEFT_OUT_SCORE 1.5
 
-/* The keyword of a topic: its best line's rarest longer term. */
-static const char *
+/* Words that are no stop words for retrieval but name no topic either. */
+static const char *const vague_words[] = {
+  "anyone", "anybody", "someone", "somebody", "everyone", "everybody", "anything", "something", "everything",
+  "nothing", "rather", "actually", "maybe", "still", "always", "never", "already", "again", "soon", "later",
+  "today", "tonight", "tomorrow", "yesterday", "week", "weekend", "time", "thing", "things", "stuff", "lots",
+  "little", "good", "great", "nice", "sure", "thanks", "thank", "though", "anyway", "pretty", "quite", "kind",
+  "sort", "well", "back", "right", "able", "going", "gonna", "want", "need", "think", "know", "like", "make",
+  "made", "said", "says", "looks", "look", "sounds", "sound", "glad", "love", "awesome", "amazing", "cool",
+  "fine", "last", "next", "first", "many", "every", "since", "without", "around", "there", "these", "those",
+  "yours", "mine", "where", "whether", NULL,
+};
+
+/* The word of clean as it was written whose term is term: a whole word, no contraction ("doesn't" gives the
+ * term "doesn", which is no word), no vague word; NULL when there is none. */
+static char *
+surface_word (const char *clean, const char *term)
+{
+  g_auto (GStrv) words = g_strsplit_set (clean, " ,.;:!?()[]{}\"/", -1);
+
+  for (guint i = 0; words[i]; i++) {
+    const char *w = words[i];
+    g_autofree char *lower = g_utf8_strdown (w, -1);
+    if (strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words))
+      continue;
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (w);
+    if (terms->len == 1 && g_str_equal (terms->pdata[0], term))
+      return g_strdup (w);
+  }
+  return NULL;
+}
+
+/* The keyword of a topic: its best line's rarest longer word, as written. */
+static char *
 keyword (const CatchupCandidate *c, GHashTable *df)
 {
-  const char *best = NULL;
+  char *best = NULL;
   guint best_df = G_MAXUINT;
   for (guint t = 0; t < c->terms->len; t++) {
     const char *term = c->terms->pdata[t];
     guint d = GPOINTER_TO_UINT (g_hash_table_lookup (df, term));
-    if (strlen (term) >= 4 && !g_ascii_isdigit (term[0]) && d < best_df) {
-      best = term;
-      best_df = d;
-    }
+    if (strlen (term) < 4 || g_ascii_isdigit (term[0]) || d >= best_df)
+      continue;
+    char *word = surface_word (c->clean, term);
+    if (!word)
+      continue;
+    g_free (best);
+    best = word;
+    best_df = d;
   }
   return best;
 }
@@ -389,9 +434,9 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
     if (g_hash_table_lookup (best, key) != c || g_hash_table_contains (shown, key))
       continue;
     n++;
-    const char *k = keyword (c, df);
+    g_autofree char *k = keyword (c, df);
     if (k && terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
-      g_ptr_array_add (terms_out, g_strdup (k));
+      g_ptr_array_add (terms_out, g_steal_pointer (&k));
   }
   return n;
 }

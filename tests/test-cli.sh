@@ -279,6 +279,13 @@ run 0 "summarize --window" summarize --db "$db" --room stationkit --window s021.
 json_check "summarize --window" 'assert doc["window"]["first"] == "s021" and doc["window"]["last"] == "s035"'
 run 0 "summarize as text" summarize --db "$db" --room stationkit --last 17 --length detailed
 if [ "$(wc -l <"$tmp/out")" -ge 2 ]; then ok "summary text has lines"; else not_ok "summary text has lines"; fi
+# A window cut by the room's maximum says so in its headline, and how to see the rest.
+run 0 "summarize capped by a maximum" summarize --db "$db" --room stationkit --last 30 --max 12
+out_has '^12 messages .*only the newest 12 of 30 messages.*the last 30' "the capped headline says what was left out"
+run 0 "summarize capped, JSON" summarize --db "$db" --room stationkit --last 30 --max 12 --json
+json_check "capped head in JSON" 'h = doc["summary"]["head"]; assert h["capped"] and h["shown"] == 12 and h["total"] == 30, h'
+run 2 "summarize with a negative --max" summarize --db "$db" --room stationkit --last 5 --max -1
+err_has 'max' "bad --max is named"
 
 run 2 "summarize without a window" summarize --db "$db" --room stationkit
 err_has 'exactly one' "missing window option explained"
