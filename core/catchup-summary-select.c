@@ -1084,5 +1084,6 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   /* still in time order here, so "For you" is too */
   catchup_summary_mark_for_you (summary, window, opts->me);
   catchup_summary_sort_lines (summary->lines);
+  catchup_summary_apply_records (summary, window, opts->records, opts->me);
   return summary;
 }

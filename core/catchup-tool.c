@@ -1140,6 +1140,14 @@ json_add_line (JsonBuilder *b, const CatchupSummaryLine *line)
   json_add_items (b, "supersedes", line->supersedes);
   json_builder_set_member_name (b, "no_reply");
   json_builder_add_boolean_value (b, line->no_reply);
+  if (line->before != NULL)
+    {
+      /* a line about a message from before the window that is still open: that message, as a list of one */
+      g_autoptr (GPtrArray) before = g_ptr_array_new ();
+
+      g_ptr_array_add (before, line->before);
+      json_add_items (b, "before", before);
+    }
   json_builder_end_object (b);
 }
 
