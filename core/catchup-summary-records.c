@@ -41,41 +41,70 @@ is_open_for (const CatchupRecord *r, const char *me)
   return request ? !same_nick (r->source, me) : same_nick (r->source, me);
 }
 
+static gboolean
+add_unique (GPtrArray *out, GHashTable *seen, CatchupRecord *r)
+{
+  if (!g_hash_table_add (seen, &r->id)) {
+    catchup_record_free (r);
+    return FALSE;
+  }
+  g_ptr_array_add (out, r);
+  return TRUE;
+}
+
+static gint
+by_time (gconstpointer x, gconstpointer y)
+{
+  const CatchupRecord *a = *(const CatchupRecord *const *) x;
+  const CatchupRecord *b = *(const CatchupRecord *const *) y;
+  if (a->ts != b->ts)
+    return a->ts < b->ts ? -1 : 1;
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
 GPtrArray *
 catchup_summary_records_load (CatchupStore *store, gint64 room, GPtrArray *window, const char *me, GError **error)
 {
-  g_autoptr (GPtrArray) all = catchup_records_list (store, room, NULL, FALSE, error);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (GHashTable) rows = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GHashTable) wanted = g_hash_table_new (g_direct_hash, g_direct_equal);
-  GPtrArray *out;
+  g_autoptr (GPtrArray) between = NULL;
+  gint64 first = G_MAXINT64, last = G_MININT64;
 
-  if (!all)
-    return NULL;
-  for (guint i = 0; window && i < window->len; i++)
-    if (is_turn (window->pdata[i]))
-      g_hash_table_add (rows, &((CatchupMessage *) window->pdata[i])->row);
-  for (guint i = 0; i < all->len; i++) {
-    CatchupRecord *r = all->pdata[i];
-    g_hash_table_insert (by_id, &r->id, r);
+  for (guint i = 0; window && i < window->len; i++) {
+    CatchupMessage *m = window->pdata[i];
+    if (!is_turn (m))
+      continue;
+    g_hash_table_add (rows, &m->row);
+    first = MIN (first, m->row);
+    last = MAX (last, m->row);
   }
-  for (guint i = 0; i < all->len; i++) {
-    CatchupRecord *r = all->pdata[i];
-    if (g_hash_table_contains (rows, &r->row)) {
-      g_hash_table_add (wanted, r);
-      CatchupRecord *earlier = r->supersedes ? g_hash_table_lookup (by_id, &r->supersedes) : NULL;
-      if (earlier)
-        g_hash_table_add (wanted, earlier);
-    } else if (me && is_open_for (r, me)) {
-      g_hash_table_add (wanted, r);
+  if (first <= last) {
+    if (!(between = catchup_records_between (store, room, first, last, error)))
+      return NULL;
+    /* a window of LAST or SINCE is every row of its span; one of BETWEEN may skip events */
+    for (guint i = 0; i < between->len; i++) {
+      CatchupRecord *r = between->pdata[i];
+      if (!g_hash_table_contains (rows, &r->row))
+        continue;
+      gint64 earlier = r->supersedes;
+      if (add_unique (out, seen, catchup_record_copy (r)) && earlier) {
+        CatchupRecord *e = catchup_records_get (store, room, earlier, NULL);
+        if (e)
+          add_unique (out, seen, e);
+      }
     }
   }
-  out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
-  /* in the list's time order */
-  for (guint i = 0; i < all->len; i++)
-    if (g_hash_table_contains (wanted, all->pdata[i]))
-      g_ptr_array_add (out, catchup_record_copy (all->pdata[i]));
-  return out;
+  if (me && *me) {
+    g_autoptr (GPtrArray) mine = catchup_records_list (store, room, me, TRUE, error);
+    if (!mine)
+      return NULL;
+    for (guint i = 0; i < mine->len; i++)
+      if (is_open_for (mine->pdata[i], me))
+        add_unique (out, seen, catchup_record_copy (mine->pdata[i]));
+  }
+  g_ptr_array_sort (out, by_time);
+  return g_steal_pointer (&out);
 }
 
 /* ---- applying them ---- */

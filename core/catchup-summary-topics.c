@@ -59,27 +59,40 @@ rare_limit (GArray *cands)
   return MAX (2, cands->len / 8);
 }
 
-/* A candidate's rare terms (rare in the window: at most limit turns use them), each once. */
-static GPtrArray *
-rare_terms (const CatchupCandidate *c, GHashTable *df, guint limit)
+/* A candidate's rare terms (rare in the window: at most limit turns use them), each once, as sorted ids: topics
+ * compare every turn with the 80 before it, and comparing strings there cost more than the rest of the summary. */
+static GArray *
+rare_terms (const CatchupCandidate *c, GHashTable *df, GHashTable *ids, guint limit)
 {
-  GPtrArray *out = g_ptr_array_new ();
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint t = 0; t < c->terms->len; t++) {
     char *term = c->terms->pdata[t];
-    if (strlen (term) >= 3 && GPOINTER_TO_UINT (g_hash_table_lookup (df, term)) <= limit &&
-        !g_ptr_array_find_with_equal_func (out, term, g_str_equal, NULL))
-      g_ptr_array_add (out, term);
+    if (strlen (term) < 3 || GPOINTER_TO_UINT (g_hash_table_lookup (df, term)) > limit)
+      continue;
+    gpointer id;
+    if (!g_hash_table_lookup_extended (ids, term, NULL, &id)) {
+      id = GUINT_TO_POINTER (g_hash_table_size (ids));
+      g_hash_table_insert (ids, term, id);
+    }
+    guint v = GPOINTER_TO_UINT (id), k = 0;
+    while (k < out->len && g_array_index (out, guint, k) < v)
+      k++;
+    if (k == out->len || g_array_index (out, guint, k) != v)
+      g_array_insert_val (out, k, v);
   }
   return out;
 }
 
 static guint
-shared_rare (GPtrArray *a, GPtrArray *b)
+shared_rare (GArray *a, GArray *b)
 {
   guint n = 0;
-  for (guint i = 0; i < a->len; i++)
-    for (guint k = 0; k < b->len; k++)
-      n += g_str_equal (a->pdata[i], b->pdata[k]);
+  for (guint i = 0, k = 0; i < a->len && k < b->len;) {
+    guint x = g_array_index (a, guint, i), y = g_array_index (b, guint, k);
+    n += x == y;
+    i += x <= y;
+    k += y <= x;
+  }
   return n;
 }
 
@@ -95,17 +108,18 @@ catchup_summary_topics (GArray *cands)
   g_autoptr (GHashTable) worthy = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint limit = rare_limit (cands);
 
-  g_autoptr (GPtrArray) rare = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray) rare = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
 
   for (guint i = 0; i < cands->len; i++) {
     parent[i] = i;
-    g_ptr_array_add (rare, rare_terms (&g_array_index (cands, CatchupCandidate, i), df, limit));
+    g_ptr_array_add (rare, rare_terms (&g_array_index (cands, CatchupCandidate, i), df, ids, limit));
   }
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
     if (c->asked >= 0)
       join (parent, i, c->asked);
-    if (((GPtrArray *) rare->pdata[i])->len == 0)
+    if (((GArray *) rare->pdata[i])->len == 0)
       continue;
     for (guint j = i > TOPIC_REACH ? i - TOPIC_REACH : 0; j < i; j++) {
       guint shared = shared_rare (rare->pdata[i], rare->pdata[j]);
@@ -143,12 +157,26 @@ in_words (const char *w, const char *const *list)
   return FALSE;
 }
 
+/* Every word of every turn compared is looked up: a set, filled once (lookups are thread-safe). */
+static gboolean
+is_date_word (const char *w)
+{
+  static GHashTable *set;
+  if (g_once_init_enter (&set)) {
+    GHashTable *s = g_hash_table_new (g_str_hash, g_str_equal);
+    for (guint i = 0; date_words[i]; i++)
+      g_hash_table_add (s, (gpointer) date_words[i]);
+    g_once_init_leave (&set, s);
+  }
+  return g_hash_table_contains (set, w);
+}
+
 static ValueKind
 kind_of_word (const char *w)
 {
   gsize len = strlen (w);
-  if (in_words (w, date_words))
-    return VALUE_DATE;
+  if (!g_ascii_isdigit (w[0]) && w[0] != '#')
+    return is_date_word (w) ? VALUE_DATE : N_VALUE_KINDS;
   if (strchr (w, ':') && g_ascii_isdigit (w[0]))
     return VALUE_TIME;
   if (len > 2 && g_ascii_isdigit (w[0]) && (g_str_has_suffix (w, "am") || g_str_has_suffix (w, "pm")))
