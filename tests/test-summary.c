@@ -371,7 +371,8 @@ static void
 test_old_memory (void)
 {
   const Row old[] = {
-    { "o1", T0 - 7 * DAY + 3600, "carl", "if the primary queue broker dies we fall back to the HTTP poller" },
+    /* one shared word is no evidence: the turn shares two of the line's new words */
+    { "o1", T0 - 7 * DAY + 3600, "carl", "if the primary queue broker dies we fall back to the HTTP poller, slower" },
   };
   g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
   CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
@@ -712,7 +713,7 @@ test_my_dog (void)
   const Row others[] = { { "m1", T0 - DAY, "bo", "my dog Rex loves the beach, we go every Sunday" } };
   const Row own[] = {
     { "m1", T0 - DAY, "bo", "my dog Rex loves the beach, we go every Sunday" },
-    { "m2", T0 - DAY + 60, "ana", "we adopted a dog last month, a border collie called Pixel" },
+    { "m2", T0 - DAY + 60, "ana", "we adopted a dog last month, a border collie called Pixel, she loves treats" },
   };
   g_autoptr (GPtrArray) window = messages_from (dog_window, G_N_ELEMENTS (dog_window));
   CatchupMemory *mem = memory_new (others, G_N_ELEMENTS (others));
