@@ -892,7 +892,7 @@ GPtrArray *
 catchup_records_between (CatchupStore *store, gint64 room, gint64 first_row, gint64 last_row, GError **error)
 {
   /* "+r.room": the rows narrow it down; by the room's index the planner walked all of the room's records */
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE +r.room = ?1 AND r.row BETWEEN ?2 AND ?3"
                                             " ORDER BY r.ts, r.id",
                                             error);
