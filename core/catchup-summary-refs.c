@@ -95,8 +95,11 @@ naming_terms (const char *folded_expr)
   g_autoptr (GPtrArray) terms = catchup_summary_terms (folded_expr);
   gboolean names = FALSE;
 
-  if (in_list (folded_expr, stock_phrases))
-    return NULL;
+  /* "your support means" is "your support" run on into its verb */
+  for (guint i = 0; stock_phrases[i]; i++)
+    if (g_str_has_prefix (folded_expr, stock_phrases[i]) &&
+        (folded_expr[strlen (stock_phrases[i])] == '\0' || folded_expr[strlen (stock_phrases[i])] == ' '))
+      return NULL;
   if ((g_str_has_prefix (folded_expr, "my ") || g_str_has_prefix (folded_expr, "our ")) && terms->len == 1 &&
       in_stem_list (terms->pdata[0], own_things))
     return NULL;
