@@ -1156,6 +1156,28 @@ test_reference_under_question (void)
   memory_free (mem);
 }
 
+/* A stock phrase run on into its verb by the detector ("your support means") is still a stock phrase. */
+static void
+test_reference_stock_run_on (void)
+{
+  const Row past[] = {
+    { "s1", T0 - DAY, "john", "your support means a lot, together we can make a difference for the veterans" },
+  };
+  const Row rows[] = {
+    { "v1", T0, "maria", "your support means a lot to the veterans, we will make a difference at the shelter" },
+    { "v2", T0 + MIN_, "john", "anytime" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  memory_add_gap (mem, "v1", "your support means", "your support means veterans", NULL);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+
+  rendered_lines (s);
+  g_assert_true (has_line (s, "v1"));
+  g_assert_false (has_context (s, "together we can"));
+  memory_free (mem);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1191,5 +1213,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
   g_test_add_func ("/catchup/summary/reference-under-question", test_reference_under_question);
+  g_test_add_func ("/catchup/summary/reference-stock-run-on", test_reference_stock_run_on);
   return g_test_run ();
 }
