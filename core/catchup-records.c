@@ -888,6 +888,23 @@ catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gbool
   return collect_records (store, st, error);
 }
 
+GPtrArray *
+catchup_records_between (CatchupStore *store, gint64 room, gint64 first_row, gint64 last_row, GError **error)
+{
+  /* "+r.room": the rows narrow it down; by the room's index the planner walked all of the room's records */
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
+                                            RECORD_SELECT " WHERE +r.room = ?1 AND r.row BETWEEN ?2 AND ?3"
+                                            " ORDER BY r.ts, r.id",
+                                            error);
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, first_row);
+  sqlite3_bind_int64 (st, 3, last_row);
+  return collect_records (store, st, error);
+}
+
 CatchupRecord *
 catchup_records_get (CatchupStore *store, gint64 room, gint64 id, GError **error)
 {

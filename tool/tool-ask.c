@@ -349,6 +349,14 @@ json_add_line (JsonBuilder *b, const CatchupSummaryLine *line)
   json_add_items (b, "supersedes", line->supersedes);
   json_builder_set_member_name (b, "no_reply");
   json_builder_add_boolean_value (b, line->no_reply);
+  if (line->before != NULL)
+    {
+      /* a line about a message from before the window that is still open: that message, as a list of one */
+      g_autoptr (GPtrArray) before = g_ptr_array_new ();
+
+      g_ptr_array_add (before, line->before);
+      json_add_items (b, "before", before);
+    }
   json_builder_end_object (b);
 }
 
@@ -380,10 +388,13 @@ cmd_summarize (int argc, char **argv)
 {
   g_auto (MemoryArgs) a = MEMORY_ARGS_INIT;
   g_autofree char *since = NULL, *range = NULL, *length = NULL, *me = NULL, *about = NULL;
-  int last_n = 0;
+  int last_n = 0, max = 0;
   const GOptionEntry entries[] = {
     ENTRY_DB (a), ENTRY_ROOM (a),
     { "last", 'n', 0, G_OPTION_ARG_INT, &last_n, N_("Summarise the last N messages"), N_("N") },
+    { "max", 0, 0, G_OPTION_ARG_INT, &max,
+      N_("At most N messages, the newest, as a room's maximum window does (the headline says what it left out)"),
+      N_("N") },
     { "since", 's', 0, G_OPTION_ARG_STRING, &since,
       N_("Summarise what was said since TIME (ISO 8601, or an age: 45m, 2h, 1d)"), N_("TIME") },
     { "window", 'w', 0, G_OPTION_ARG_STRING, &range, N_("Summarise from message id FIRST to LAST"),
@@ -418,9 +429,11 @@ cmd_summarize (int argc, char **argv)
                      "  catchup summarize --room larkspur-ops --since 2026-03-06T09:00:00Z --json"),
                    entries, &error)
        && summarize_window (last_n, since, range, &spec, &error)
+       && (max >= 0 || usage_error (&error, _("--max wants a positive number of messages, not %d"), max))
        && (length == NULL || tool_parse_length (length, &opts.length, &error))
        && (store = memory_args_open (&a, &room, &opts, &config, &error)) != NULL;
   opts.me = me;
+  spec.max_messages = (guint) MAX (max, 0);
   if (ok && about != NULL)
     {
       int status = summarize_about (store, room, &spec, about, a.json, a.room);
