@@ -31,7 +31,7 @@ typedef struct {
   char *me;                 /* the user's nick in the room, for the summary's "For you"; NULL: none */
   /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
    * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
-   * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
+   * dense retrieval over the vectors catchup_embed_cache_fill_rooms stored. Borrowed; the async run copies it. */
   const CatchupLlmConfig *model;
 } CatchupOptions;
 

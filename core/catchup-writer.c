@@ -3,8 +3,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-embed-cache.h"
-#include "catchup-index.h"
 #include "catchup-error.h"
+#include "catchup-index.h"
 #include "catchup-records.h"
 #include "catchup-retention.h"
 #include "catchup-writer.h"
