@@ -461,8 +461,8 @@ session_memory (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *w
 }
 
 static CatchupSummary *
-session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, const CatchupOptions *opts,
-                 GCancellable *cancellable, GError **error)
+session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, GPtrArray *records,
+                 const CatchupOptions *opts, GCancellable *cancellable, GError **error)
 {
   g_autoptr (GError) local = NULL;
   CatchupSummary *summary = NULL;
@@ -482,11 +482,12 @@ session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, const 
     }
   if (summary == NULL)
     {
-      CatchupSummaryOptions sopts = { .length = opts->length, .me = opts->me };
+      CatchupSummaryOptions sopts = { .length = opts->length, .me = opts->me, .records = records };
 
       return catchup_summary_extractive (window, mem, &sopts);
     }
   catchup_summary_mark_for_you (summary, window, opts->me);
+  catchup_summary_apply_records (summary, window, records, opts->me);
   return summary;
 }
 
@@ -570,6 +571,7 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
                     GCancellable *cancellable, GError **error)
 {
   g_autoptr (CatchupResult) res = g_new0 (CatchupResult, 1);
+  g_autoptr (GPtrArray) records = NULL;
   ModelSession ms;
 
   res->window = engine_window (store, room, window, &res->window_total, error);
@@ -581,10 +583,13 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
 
       res->window_tokens += catchup_text_count_turn (m->speaker, m->text);
     }
+  /* the derived track says what is still open and which decision replaced which; a catch-up without it is
+   * still a catch-up */
+  records = catchup_summary_records_load (store, room, res->window, opts->me, NULL);
   session_open (&ms, opts->model, store, &res->model);
   res->memory = session_memory (&ms, store, room, res->window, NULL, opts, cancellable, error);
   if (res->memory != NULL)
-    res->summary = session_summary (&ms, res->window, res->memory, opts, cancellable, error);
+    res->summary = session_summary (&ms, res->window, res->memory, records, opts, cancellable, error);
   session_close (&ms);
   if (res->summary == NULL)
     return NULL;
