@@ -598,7 +598,6 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   return g_steal_pointer (&res);
 }
 
-/* The async run's own copy of the caller's model settings. */
 typedef struct {
   char *db_path;
   char *room_spec;
