@@ -19,6 +19,7 @@
 #include "catchup-records-model.h"
 #include "catchup-ask.h"
 #include "catchup-about.h"
+#include "catchup-headline.h"
 #include "catchup-summary.h"
 #include "catchup-embed-cache.h"
 #include "catchup-llm.h"
@@ -27,4 +28,5 @@
 #include "catchup-llm-prompt.h"
 #include "catchup-llm-select.h"
 #include "catchup-llm-summary.h"
+#include "catchup-window.h"
 #include "catchup-engine.h"
