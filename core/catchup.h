@@ -15,6 +15,7 @@
 #include "catchup-retrieve.h"
 #include "catchup-gaps.h"
 #include "catchup-memory.h"
+#include "catchup-nicks.h"
 #include "catchup-records.h"
 #include "catchup-records-model.h"
 #include "catchup-ask.h"
