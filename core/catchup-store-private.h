@@ -142,6 +142,14 @@ struct _CatchupStore {
   "  SELECT m.room, m.speaker, count(*) FROM messages m JOIN records_state s ON s.room = m.room AND m.row <= s.max_row" \
   "  WHERE m.flags & 8 = 0 AND m.speaker != '' GROUP BY m.room, m.speaker;"
 
+/*
+ * Version 7: no presence events. Every join, part and quit of everyone in a room (with the quit reasons) was
+ * kept and nothing read it: a record of who came and went, people who never spoke included, that outgrew the
+ * messages in busy IRC channels. Renames stay in nicks: they tell which nicks are one person.
+ */
+#define CATCHUP_STORE_SCHEMA_V7 \
+  "DROP TABLE room_events;"
+
 /* A cached statement borrowed for one call: the cleanup resets it so no read transaction stays open. */
 typedef sqlite3_stmt CatchupStmtRef;
 

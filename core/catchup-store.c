@@ -232,8 +232,14 @@ migrate_to_v6 (CatchupStore *store, GError **error)
   return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V6, error);
 }
 
+static gboolean
+migrate_to_v7 (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V7, error);
+}
+
 static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4,
-                                            migrate_to_v5, migrate_to_v6 };
+                                            migrate_to_v5, migrate_to_v6, migrate_to_v7 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean
@@ -1141,28 +1147,6 @@ catchup_store_set_setting (CatchupStore *store, gint64 room, const char *key, co
   bind_text (stmt, 2, key);
   if (value != NULL)
     bind_text (stmt, 3, value);
-  return catchup_store_step_done (store, stmt, error);
-}
-
-gboolean
-catchup_store_add_event (CatchupStore *store, gint64 room, gint64 ts, CatchupRoomEventKind kind,
-                         const char *nick, const char *detail, GError **error)
-{
-  g_autoptr (CatchupStmtRef) stmt =
-    catchup_store_prepare (store,
-                           "INSERT INTO room_events (room, ts, kind, nick, detail) VALUES (?1, ?2, ?3, ?4, ?5)"
-                           " ON CONFLICT DO NOTHING",
-                           error);
-
-  g_return_val_if_fail (nick != NULL, FALSE);
-
-  if (stmt == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, room);
-  sqlite3_bind_int64 (stmt, 2, ts);
-  sqlite3_bind_int64 (stmt, 3, kind);
-  bind_text (stmt, 4, nick);
-  bind_text (stmt, 5, detail ? detail : "");
   return catchup_store_step_done (store, stmt, error);
 }
 

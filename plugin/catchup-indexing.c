@@ -168,17 +168,3 @@ catchup_indexing_add (PurpleConversation *conv, const char *who, const char *mar
   catchup_writer_add (catchup_plugin.writer, key->protocol, key->account, key->name, msg);
 }
 
-void
-catchup_indexing_add_event (PurpleConversation *conv, CatchupRoomEventKind kind, const char *nick, const char *detail)
-{
-  g_autoptr (CatchupRoomKey) key = NULL;
-
-  if (catchup_plugin.writer == NULL || nick == NULL || !catchup_indexing_wanted (conv))
-    return;
-  g_autofree char *clean_nick = catchup_text_clean (nick, -1, CATCHUP_TEXT_ONE_LINE);
-  g_autofree char *clean_detail = detail ? catchup_text_clean (detail, -1, CATCHUP_TEXT_ONE_LINE) : NULL;
-
-  key = catchup_room_key_new (conv);
-  catchup_writer_add_event (catchup_plugin.writer, key->protocol, key->account, key->name, time (NULL), kind,
-                            clean_nick, clean_detail);
-}

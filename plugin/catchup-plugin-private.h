@@ -130,9 +130,6 @@ void catchup_signals_mark_present (PurpleConversation *conv);
 void catchup_indexing_add (PurpleConversation *conv, const char *who, const char *markup, PurpleMessageFlags flags);
 /* Whether conv's room is indexed: its settings, the IM preference and the consent to index unlogged chats. */
 gboolean catchup_indexing_wanted (PurpleConversation *conv);
-/* A join, a part (with its reason, may be NULL) of someone else, in the room's history. */
-void catchup_indexing_add_event (PurpleConversation *conv, CatchupRoomEventKind kind, const char *nick,
-                                 const char *detail);
 
 /* The automatic catch-up on rejoin (catchup-rejoin.c): a quiet period after the join lets history playback
  * arrive, then a catch-up runs when enough was said since the user was last present. */

@@ -62,15 +62,6 @@ on_buddy_joined (PurpleConversation *conv, const char *name, PurpleConvChatBuddy
                  gpointer data)
 {
   catchup_nicks_buddy_joined (conv, name);
-  /* The roster sent on our own join is not news. */
-  if (new_arrival)
-    catchup_indexing_add_event (conv, CATCHUP_ROOM_EVENT_JOIN, name, NULL);
-}
-
-static void
-on_buddy_left (PurpleConversation *conv, const char *name, const char *reason, gpointer data)
-{
-  catchup_indexing_add_event (conv, CATCHUP_ROOM_EVENT_PART, name, reason);
 }
 
 static gboolean
@@ -109,7 +100,6 @@ catchup_signals_start (PurplePlugin *plugin)
   purple_signal_connect (convs, "chat-left", plugin, PURPLE_CALLBACK (on_chat_left), NULL);
   purple_signal_connect (convs, "deleting-conversation", plugin, PURPLE_CALLBACK (on_deleting_conversation), NULL);
   purple_signal_connect (convs, "chat-buddy-joined", plugin, PURPLE_CALLBACK (on_buddy_joined), NULL);
-  purple_signal_connect (convs, "chat-buddy-left", plugin, PURPLE_CALLBACK (on_buddy_left), NULL);
   purple_signal_connect (convs, "chat-buddy-leaving", plugin, PURPLE_CALLBACK (on_buddy_leaving), NULL);
   purple_signal_connect (convs, "deleting-chat-buddy", plugin, PURPLE_CALLBACK (on_deleting_chat_buddy), NULL);
   purple_signal_connect (purple_connections_get_handle (), "signing-off", plugin, PURPLE_CALLBACK (on_signing_off),

@@ -291,8 +291,6 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_true (catchup_index_update (fx->store, keep, &error));
   g_assert_no_error (error);
   g_assert_true (catchup_store_set_setting (fx->store, fx->room, "auto", "on", &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1000, CATCHUP_ROOM_EVENT_JOIN, "alice", NULL,
-                                          &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1001, "alice", "alice_", &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), >, 0);
@@ -304,7 +302,6 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM rooms WHERE id = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_settings WHERE room = ?1", fx->room), ==, 0);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 0);
   /* Full-text rows: only the kept room's chunk may still match. */
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'zebrafish'", 0),
@@ -349,7 +346,7 @@ test_settings (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 }
 
 static void
-test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+test_nick_changes (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *now = NULL;
@@ -357,13 +354,10 @@ test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 
   for (int twice = 0; twice < 2; twice++)
     {
-      g_assert_true (catchup_store_add_event (fx->store, fx->room, 10, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
-      g_assert_true (catchup_store_add_event (fx->store, fx->room, 20, CATCHUP_ROOM_EVENT_QUIT, "ann", "bye", &error));
       g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 30, "bob", "bob_away", &error));
       g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 40, "bob_away", "bob2", &error));
       g_assert_no_error (error);
     }
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 2);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 2);
 
   now = catchup_store_current_nick (fx->store, fx->room, "bob", 0, &error);
@@ -671,8 +665,6 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   gone = prune_room (fx->store, "#gone", gone_msgs);
   recent = prune_room (fx->store, "#recent", recent_msgs);
   g_assert_true (catchup_store_set_setting (fx->store, gone, "auto", "off", &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1050, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1120, CATCHUP_ROOM_EVENT_PART, "ann", NULL, &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1060, "bob", "bob_", &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, other, 1130, "bob_", "bob", &error));
   g_assert_no_error (error);
@@ -687,8 +679,6 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 50);
   g_assert_cmpint (catchup_store_count (fx->store, other, NULL), ==, 26);
   g_assert_cmpint (catchup_store_count (fx->store, recent, NULL), ==, 20);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE ts < 1100", 0), ==, 0);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events", 0), ==, 1);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE ts < 1100", 0), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks", 0), ==, 1);
   /* an emptied room stays, with its settings and without index rows */
@@ -1093,7 +1083,7 @@ main (int argc, char **argv)
   TEST ("order", test_order);
   TEST ("forget", test_forget);
   TEST ("settings", test_settings);
-  TEST ("events", test_events);
+  TEST ("nick-changes", test_nick_changes);
   TEST ("transactions", test_transactions);
   TEST ("search-hostile", test_search);
   TEST ("busy", test_busy);
