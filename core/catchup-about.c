@@ -99,8 +99,6 @@ sort_turns (CatchupAbout *about, GPtrArray *window, const CatchupNicks *nicks)
       const CatchupMessage *m = window->pdata[i];
       g_autofree char *folded = NULL;
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       if (catchup_nicks_same (nicks, m->speaker, about->person))
         {
           g_ptr_array_add (about->said, catchup_message_copy (m));

@@ -353,8 +353,6 @@ score_turns (Ctx *c, GError **error)
       Turn *t = &c->turns[c->n];
       float v[CATCHUP_EMBED_DIM];
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       t->msg = m;
       t->folded = catchup_records_fold (m->text);
       catchup_embed_hashed (m->text, v);

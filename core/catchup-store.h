@@ -101,7 +101,7 @@ GPtrArray *catchup_store_before (CatchupStore *store, gint64 room, const Catchup
 GPtrArray *catchup_store_since (CatchupStore *store, gint64 room, gint64 since, GError **error);
 
 gint64 catchup_store_count (CatchupStore *store, gint64 room, GError **error);
-/* Turns of the conversation (events not counted) with ts >= since; -1 on error. */
+/* Turns with ts >= since; -1 on error. */
 gint64 catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GError **error);
 /* Messages that share a retrieval term with text, best chunks (FTS5 over the chunk index) first; text is any
  * chat text, safely turned into a query. limit 0 = all. */

@@ -227,12 +227,6 @@ catchup_summary_sanitize (const char *text)
 
 /* ---- the headline ---- */
 
-static gboolean
-is_turn (const CatchupMessage *msg)
-{
-  return msg && !(msg->flags & CATCHUP_MESSAGE_EVENT);
-}
-
 void
 catchup_summary_set_head (CatchupSummary *summary, GPtrArray *window, guint total)
 {
@@ -242,8 +236,6 @@ catchup_summary_set_head (CatchupSummary *summary, GPtrArray *window, guint tota
   memset (h, 0, sizeof *h);
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *m = window->pdata[i];
-    if (!is_turn (m))
-      continue;
     if (h->messages++ == 0)
       h->first_ts = m->ts;
     h->last_ts = m->ts;

@@ -150,13 +150,10 @@ count_whole_room (CatchupStore *store, gint64 room, CatchupWindowInfo *info, GEr
   return TRUE;
 }
 
-/* Keeps only conversational turns and counts them; the cap keeps the newest. */
+/* Counts the window's turns; the cap keeps the newest. */
 static void
 count_and_cap (GPtrArray *msgs, guint max, CatchupWindowInfo *info)
 {
-  for (guint i = msgs->len; i-- > 0;)
-    if (((CatchupMessage *) msgs->pdata[i])->flags & CATCHUP_MESSAGE_EVENT)
-      g_ptr_array_remove_index (msgs, i);
   info->total = msgs->len;
   info->start_ts = msgs->len ? ((CatchupMessage *) msgs->pdata[0])->ts : 0;
   for (guint i = 0; i < msgs->len; i++)
