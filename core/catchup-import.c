@@ -703,9 +703,9 @@ irc_event (IrcImport *job, const char *nick, const char *rest, GError **error)
 {
   g_autoptr (GMatchInfo) match = NULL;
 
-  /* Joins, parts and quits are no turns, and are not kept (schema version 7): read and passed over. */
+  /* Joins, parts and quits are no turns and are not kept (schema version 7): counted as read events only. */
   if (g_regex_match (job->presence, rest, 0, NULL))
-    return TRUE;
+    return importer_ensure_txn (&job->imp, error) && importer_event_stored (&job->imp, TRUE, error);
   if (g_regex_match (job->renamed, rest, 0, &match))
     {
       g_autofree char *new_nick = g_match_info_fetch (match, 1);

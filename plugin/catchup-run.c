@@ -2,8 +2,6 @@
 
 #include "catchup-plugin-private.h"
 
-#include <conversation.h>
-
 /* One catch-up: the window resolved on the writer (so it includes what is still queued), a first line saying what
  * it covers, then the engine on its own connection, then the result. */
 

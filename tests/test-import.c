@@ -287,8 +287,7 @@ test_irc (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   import_irc_fixture (fx, room);
   g_assert_cmpuint (fx->result->read, ==, 14);
   g_assert_cmpuint (fx->result->inserted, ==, 9);
-  /* the rename; the join, the part and the quit are read and not kept */
-  g_assert_cmpuint (fx->result->events, ==, 1);
+  g_assert_cmpuint (fx->result->events, ==, 4);
   g_assert_cmpuint (fx->result->malformed, ==, 1);
   problem = g_ptr_array_index (fx->result->problems, 0);
   g_assert_cmpuint (problem->line, ==, 13);
