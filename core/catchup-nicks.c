@@ -4,8 +4,8 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "catchup-db.h"
 #include "catchup-nicks.h"
-#include "catchup-store-private.h"
 
 struct _CatchupNicks {
   GHashTable *parent;   /* nick -> a nick of the same person, towards the person's representative */
@@ -59,9 +59,9 @@ link_nicks (CatchupNicks *nicks, const char *old_nick, const char *new_nick)
 CatchupNicks *
 catchup_nicks_load (CatchupStore *store, gint64 room, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "SELECT old_nick, new_nick FROM nicks WHERE room = ?1 ORDER BY ts, rowid",
-                                            error);
+  CatchupDb *db = catchup_store_db (store);
+  g_autoptr (CatchupDbStmt) st =
+    catchup_db_prepare (db, "SELECT old_nick, new_nick FROM nicks WHERE room = ?1 ORDER BY ts, rowid", error);
   g_autoptr (CatchupNicks) nicks = NULL;
   int rc;
 
@@ -80,10 +80,9 @@ catchup_nicks_load (CatchupStore *store, gint64 room, GError **error)
       if (old_nick != NULL && new_nick != NULL && *old_nick != '\0' && *new_nick != '\0')
         link_nicks (nicks, old_nick, new_nick);
     }
-  sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (db, rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_steal_pointer (&nicks);
