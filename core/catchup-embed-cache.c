@@ -197,8 +197,6 @@ collect_turns (CatchupStore *store, gint64 room, const char *model, guint dim, g
       GError *local = NULL;
 
       *max_row = MAX (*max_row, m->row);
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       line = catchup_embed_turn_text (m);
       if (lookup_one (store, model, dim, line, NULL, &local))
         continue;

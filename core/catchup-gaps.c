@@ -338,7 +338,7 @@ detect (GPtrArray *window, guint max_gaps)
       CatchupGapType type = CATCHUP_GAP_REFERENTIAL;
       char *expr;
 
-      if (!(m->flags & CATCHUP_MESSAGE_EVENT) && catchup_gaps_is_worthy (m->text, &worth))
+      if (catchup_gaps_is_worthy (m->text, &worth))
         {
           expr = find_expression (words, introduced, &type);
           /* a cue ("as agreed", "again") says more than a bare pronoun, less than a noun phrase */
