@@ -2,6 +2,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "catchup-embed.h"
 #include "catchup-text.h"
@@ -105,15 +108,48 @@ catchup_vec_quantize (const float *v, gint8 *out, guint dim)
     out[d] = (gint8) lrintf (CLAMP (v[d], -1.0f, 1.0f) * 127.0f);
 }
 
-float
-catchup_vec_dot_qq (const gint8 *a, const gint8 *b)
+#ifdef __SSE2__
+G_STATIC_ASSERT (CATCHUP_EMBED_DIM % 16 == 0);
+
+/* The dense pass's inner loop, run for every chunk and gap. pmaddwd multiplies eight pairs of 16-bit values
+ * and adds neighbours in one step, which the compiler does not find for int8 on baseline x86-64: a byte is
+ * widened by unpacking it with itself and shifting back (SSE2 has no sign-extending load). */
+static gint32
+dot_i8 (const gint8 *a, const gint8 *b)
+{
+  __m128i sum = _mm_setzero_si128 ();
+
+  for (guint d = 0; d < CATCHUP_EMBED_DIM; d += 16)
+    {
+      __m128i x = _mm_loadu_si128 ((const __m128i *) (const void *) (a + d));
+      __m128i y = _mm_loadu_si128 ((const __m128i *) (const void *) (b + d));
+      __m128i lo = _mm_madd_epi16 (_mm_srai_epi16 (_mm_unpacklo_epi8 (x, x), 8),
+                                   _mm_srai_epi16 (_mm_unpacklo_epi8 (y, y), 8));
+      __m128i hi = _mm_madd_epi16 (_mm_srai_epi16 (_mm_unpackhi_epi8 (x, x), 8),
+                                   _mm_srai_epi16 (_mm_unpackhi_epi8 (y, y), 8));
+
+      sum = _mm_add_epi32 (sum, _mm_add_epi32 (lo, hi));
+    }
+  sum = _mm_add_epi32 (sum, _mm_shuffle_epi32 (sum, _MM_SHUFFLE (1, 0, 3, 2)));
+  sum = _mm_add_epi32 (sum, _mm_shuffle_epi32 (sum, _MM_SHUFFLE (2, 3, 0, 1)));
+  return _mm_cvtsi128_si32 (sum);
+}
+#else
+static gint32
+dot_i8 (const gint8 *a, const gint8 *b)
 {
   gint32 s = 0;
 
-  /* a fixed trip count and an integer sum: the compiler vectorises this without fast-math */
   for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
     s += (gint32) a[d] * (gint32) b[d];
-  return (float) s / (127.0f * 127.0f);
+  return s;
+}
+#endif
+
+float
+catchup_vec_dot_qq (const gint8 *a, const gint8 *b)
+{
+  return (float) dot_i8 (a, b) / (127.0f * 127.0f);
 }
 
 static gboolean

@@ -493,6 +493,30 @@ test_sparse_multi_hostile (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
 }
 
+/* The quantised dot product is the exact integer sum over every byte, extremes included (a stored vector is
+ * read as it is, -128 too). */
+static void
+test_dot_qq (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  gint8 a[CATCHUP_EMBED_DIM], b[CATCHUP_EMBED_DIM];
+
+  for (guint round = 0; round < 200; round++)
+    {
+      gint64 s = 0;
+
+      for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
+        {
+          /* the first rounds are all extremes: the largest sums there are, of either sign */
+          a[d] = round == 0 ? -128 : round == 1 ? 127 : (gint8) g_rand_int_range (rand, -128, 128);
+          b[d] = round < 2 ? -128 : (gint8) g_rand_int_range (rand, -128, 128);
+          s += (gint64) a[d] * b[d];
+        }
+      g_assert_cmpfloat (catchup_vec_dot_qq (a, b), ==, (float) (gint32) s / (127.0f * 127.0f));
+      g_assert_cmpfloat (catchup_vec_dot_qq (b, a), ==, catchup_vec_dot_qq (a, b));
+    }
+}
+
 /* Terms as long as URLs, hashes and base64 in chat: every length near the old fixed buffer's end, and far
  * beyond it. Two such words that differ in their last letter still share most trigrams. */
 static void
@@ -524,6 +548,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/retrieve/rrf-ties-and-top", test_rrf_ties_and_top);
   g_test_add_func ("/catchup/retrieve/rrf-k", test_rrf_k);
   g_test_add_func ("/catchup/retrieve/embed-long-terms", test_embed_long_terms);
+  g_test_add_func ("/catchup/retrieve/dot-qq", test_dot_qq);
   TEST ("sparse-rare-word", test_sparse_rare_word);
   TEST ("sparse-before", test_sparse_before);
   TEST ("sparse-top", test_sparse_top);
