@@ -362,12 +362,10 @@ sparse_lists (Ctx *ctx, const char *const *queries, guint n, GHashTable **idf, G
 {
   g_autoptr (GPtrArray) focus = g_ptr_array_new_with_free_func (g_free);
 
+  if (!catchup_retrieve_idf_multi (ctx->store, queries, n, ctx->df, idf, error))
+    return FALSE;
   for (guint i = 0; i < n; i++)
-    {
-      if ((idf[i] = catchup_retrieve_idf (ctx->store, queries[i], ctx->df, error)) == NULL)
-        return FALSE;
-      g_ptr_array_add (focus, catchup_retrieve_focus (idf[i], FOCUS_TERMS));
-    }
+    g_ptr_array_add (focus, catchup_retrieve_focus (idf[i], FOCUS_TERMS));
   return catchup_retrieve_sparse_multi (ctx->store, ctx->room, (const char *const *) focus->pdata, n, ctx->df,
                                         ctx->before, CATCHUP_RETRIEVE_TOP, sparse, error);
 }

@@ -297,17 +297,13 @@ term_docs (CatchupStore *store, GPtrArray *terms, GHashTable *df_cache, GError *
   return g_steal_pointer (&docs);
 }
 
-GHashTable *
-catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache, GError **error)
+/* The idf table of a query's terms, their document frequencies in docs and n chunks in all. */
+static GHashTable *
+idf_table (GPtrArray *terms, GHashTable *docs, double n)
 {
   g_autoptr (GHashTable) idf = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GHashTable) base = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GPtrArray) terms = catchup_text_terms (query, TRUE);
-  g_autoptr (GHashTable) docs = NULL;
-  double n = collection_size (store, df_cache, error);
 
-  if (n < 0 || (docs = term_docs (store, terms, df_cache, error)) == NULL)
-    return NULL;
   for (guint i = 0; i < terms->len; i++)
     {
       const char *t = terms->pdata[i];
@@ -325,6 +321,38 @@ catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cac
       g_hash_table_insert (base, g_strdup (t), g_memdup2 (v, sizeof *v));
     }
   return g_steal_pointer (&idf);
+}
+
+gboolean
+catchup_retrieve_idf_multi (CatchupStore *store, const char *const *queries, guint n_queries,
+                            GHashTable *df_cache, GHashTable **out, GError **error)
+{
+  g_autoptr (GPtrArray) terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  g_autoptr (GHashTable) docs = NULL;
+  double n = collection_size (store, df_cache, error);
+
+  if (n < 0)
+    return FALSE;
+  for (guint q = 0; q < n_queries; q++)
+    {
+      g_ptr_array_add (terms, catchup_text_terms (queries[q], TRUE));
+      g_ptr_array_extend (all, terms->pdata[q], NULL, NULL);
+    }
+  /* the terms of every query in one look-up: queries of one catch-up share many */
+  if ((docs = term_docs (store, all, df_cache, error)) == NULL)
+    return FALSE;
+  for (guint q = 0; q < n_queries; q++)
+    out[q] = idf_table (terms->pdata[q], docs, n);
+  return TRUE;
+}
+
+GHashTable *
+catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache, GError **error)
+{
+  GHashTable *idf = NULL;
+
+  return catchup_retrieve_idf_multi (store, &query, 1, df_cache, &idf, error) ? idf : NULL;
 }
 
 /* FTS5's bm25() constants */

@@ -45,6 +45,9 @@ G_BEGIN_DECLS
  * df_cache (term -> df as a pointer-sized integer; may be NULL) saves index look-ups across queries. */
 GHashTable *catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache,
                                   GError **error);
+/* The idf tables of n_queries queries, out[q] for queries[q], their terms looked up in the index together. */
+gboolean catchup_retrieve_idf_multi (CatchupStore *store, const char *const *queries, guint n_queries,
+                                     GHashTable *df_cache, GHashTable **out, GError **error);
 /* The max_terms heaviest terms of an idf table, space-separated: a short query for the FTS5 index (through
  * catchup_retrieve_sparse_terms), whose cost grows with every OR-ed term. */
 char *catchup_retrieve_focus (GHashTable *idf, guint max_terms);
