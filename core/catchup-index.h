@@ -20,7 +20,8 @@ void catchup_index_text_hash (const char *text, guint8 *out);
  * The retrieval index of a room: chunks of ~128 tokens on turn boundaries with ~32 tokens of overlap, their
  * FTS5 terms and default-embedder vectors. Kept up to date incrementally: appended messages extend the tail;
  * a message that sorts before already-chunked ones (late history playback) re-chunks from the first chunk
- * it touches.
+ * it touches. Chunks indexed before schema v3 get their text hashes (chunks.text_hash) in the room's first
+ * update on a connection. The store does not call the index: whoever adds messages updates it afterwards.
  */
 gboolean catchup_index_update (CatchupStore *store, gint64 room, GError **error);
 /* Drops every index row of the room (before its messages are deleted). */
@@ -29,8 +30,6 @@ gboolean catchup_index_clear (CatchupStore *store, gint64 room, GError **error);
 char *catchup_index_chunk_text (GPtrArray *turns);
 /* The turns (CatchupMessage) of a chunk's rows blob: little-endian int64 message rows, bytes long. */
 GPtrArray *catchup_index_rows_turns (CatchupStore *store, const void *blob, int bytes, GError **error);
-/* Sets chunks.text_hash where it is missing (chunks indexed before schema v3). */
-gboolean catchup_index_fill_text_hashes (CatchupStore *store, GError **error);
 /* The turns of a chunk, in order. */
 GPtrArray *catchup_index_chunk_turns (CatchupStore *store, gint64 chunk, GError **error);
 

@@ -519,7 +519,7 @@ collect_rows (CatchupStore *store, sqlite3_stmt *st, gpointer (*from_stmt) (sqli
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_steal_pointer (&out);
@@ -552,7 +552,7 @@ shares_term (const char *a, const char *b)
 static gboolean
 find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 *target, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "SELECT id, subject FROM records WHERE room = ?1 AND owner = ?2"
                                             " AND family = ?3 AND scope = ?4 AND superseded_by IS NULL"
                                             " ORDER BY ts DESC, id DESC LIMIT ?5",
@@ -576,7 +576,7 @@ find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return FALSE;
     }
   return TRUE;
@@ -585,7 +585,7 @@ find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 
 static gboolean
 insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "INSERT INTO records (room, row, ts, kind, family, scope, flags,"
                                             " source, owner, subject, text, supersedes)"
                                             " VALUES (?1, ?2, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
@@ -608,14 +608,13 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
                      SQLITE_TRANSIENT);
   if (rec->supersedes)
     sqlite3_bind_int64 (st, 13, rec->supersedes);
-  if (sqlite3_step (st) != SQLITE_DONE)
+  if (!catchup_db_step_done (catchup_store_db (store), st, error))
     {
-      catchup_store_set_error (store, sqlite3_errcode (store->db), error, _("Could not write to the history database"));
       sqlite3_reset (st);
       return FALSE;
     }
   sqlite3_reset (st);
-  rec->id = sqlite3_last_insert_rowid (store->db);
+  rec->id = catchup_db_last_insert_rowid (catchup_store_db (store));
   return TRUE;
 }
 
@@ -623,7 +622,7 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
 static gboolean
 run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   int rc;
 
   if (st == NULL)
@@ -634,7 +633,7 @@ run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **err
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
       return FALSE;
     }
   return TRUE;
@@ -656,7 +655,7 @@ catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *rec, gint6
 static char **
 roster_query (CatchupStore *store, gint64 room, const char *sql, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
   int rc;
 
@@ -668,7 +667,7 @@ roster_query (CatchupStore *store, gint64 room, const char *sql, GError **error)
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_strv_builder_end (b);
@@ -697,7 +696,7 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
 static gboolean
 count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, gboolean *new_speaker, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, 1)"
                                             " ON CONFLICT (room, speaker) DO UPDATE SET turns = turns + 1"
                                             " RETURNING turns",
@@ -724,7 +723,7 @@ count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, gboolean *new
       sqlite3_reset (st);
       if (rc != SQLITE_DONE)
         {
-          catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+          catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
           return FALSE;
         }
     }
@@ -746,14 +745,21 @@ cached_roster_free (CachedRoster *c)
   g_free (c);
 }
 
+/* The prepared rosters of the rooms this connection has written records for: room -> CachedRoster. */
+#define ROSTERS_KEY "catchup-records-rosters"
+
 static const Roster *
 prepared_roster (CatchupStore *store, gint64 room, gboolean changed, GError **error)
 {
+  GHashTable *rosters = catchup_db_get_data (catchup_store_db (store), ROSTERS_KEY);
   CachedRoster *c;
 
-  if (store->rosters == NULL)
-    store->rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
-  c = g_hash_table_lookup (store->rosters, &room);
+  if (rosters == NULL)
+    {
+      rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
+      catchup_db_set_data (catchup_store_db (store), ROSTERS_KEY, rosters, (GDestroyNotify) g_hash_table_unref);
+    }
+  c = g_hash_table_lookup (rosters, &room);
   if (c != NULL && !changed)
     return &c->roster;
   c = g_new0 (CachedRoster, 1);
@@ -764,14 +770,14 @@ prepared_roster (CatchupStore *store, gint64 room, gboolean changed, GError **er
       return NULL;
     }
   roster_init (&c->roster, (const char *const *) c->names);
-  g_hash_table_insert (store->rosters, g_memdup2 (&room, sizeof room), c);
+  g_hash_table_insert (rosters, g_memdup2 (&room, sizeof room), c);
   return &c->roster;
 }
 
 static gboolean
 read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT max_row FROM records_state WHERE room = ?1", error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT max_row FROM records_state WHERE room = ?1", error);
   int rc;
 
   *seen = 0;
@@ -784,7 +790,7 @@ read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return FALSE;
     }
   return TRUE;
@@ -799,7 +805,7 @@ message_from_stmt (sqlite3_stmt *st)
 static GPtrArray *
 new_messages (CatchupStore *store, gint64 room, gint64 seen, guint max_messages, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
                                             /* "+room": by row, not through the room's whole order index
                                              * and a sort of it; only rows after ?2 are read */
@@ -867,7 +873,7 @@ catchup_records_update (CatchupStore *store, gint64 room, guint max_messages, gu
 GPtrArray *
 catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE r.room = ?1"
                                             " AND (?2 IS NULL OR r.owner = ?2) AND (?3 = 0 OR r.superseded_by IS NULL)"
                                             " ORDER BY r.ts, r.id",
@@ -882,10 +888,27 @@ catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gbool
   return collect_records (store, st, error);
 }
 
+GPtrArray *
+catchup_records_between (CatchupStore *store, gint64 room, gint64 first_row, gint64 last_row, GError **error)
+{
+  /* "+r.room": the rows narrow it down; by the room's index the planner walked all of the room's records */
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
+                                            RECORD_SELECT " WHERE +r.room = ?1 AND r.row BETWEEN ?2 AND ?3"
+                                            " ORDER BY r.ts, r.id",
+                                            error);
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, first_row);
+  sqlite3_bind_int64 (st, 3, last_row);
+  return collect_records (store, st, error);
+}
+
 CatchupRecord *
 catchup_records_get (CatchupStore *store, gint64 room, gint64 id, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE r.room = ?1 AND r.id = ?2",
                                             error);
   g_autoptr (GPtrArray) found = NULL;

@@ -2,6 +2,7 @@
 
 #include <gio/gio.h>
 
+#include "catchup-db.h"
 #include "catchup-message.h"
 
 G_BEGIN_DECLS
@@ -9,9 +10,9 @@ G_BEGIN_DECLS
 /*
  * The history store: one SQLite file (WAL) holding rooms, messages and the retrieval index.
  *
- * Threading contract: a CatchupStore is one SQLite connection and belongs to one thread at a time. Open one
- * store per thread that needs the database (SQLite's WAL lets readers and one writer work side by side); never
- * share a CatchupStore between threads without handing it over completely.
+ * Threading contract: a CatchupStore is one SQLite connection (catchup-db.h) and belongs to one thread at a time.
+ * Open one store per thread that needs the database (SQLite's WAL lets readers and one writer work side by
+ * side); to move a store to another thread, hand it over (catchup_store_hand_over). The store asserts it.
  *
  * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
  */
@@ -45,6 +46,13 @@ void catchup_store_close (CatchupStore *store);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupStore, catchup_store_close)
 
 const char *catchup_store_get_path (CatchupStore *store);
+/* The store's connection, for the modules that keep tables of their own in the history database. */
+CatchupDb *catchup_store_db (CatchupStore *store);
+
+/* The owner thread (catchup-db.h): the thread that opened the store, or the one it is handed to. The owner
+ * hands it over, the next thread takes it over; every use from another thread is a critical and fails. */
+void catchup_store_hand_over (CatchupStore *store);
+void catchup_store_take_over (CatchupStore *store);
 
 /*
  * Transactions nest: the outermost level is a transaction (BEGIN IMMEDIATE), inner levels are savepoints, so
@@ -77,27 +85,14 @@ gint64 catchup_store_find_room (CatchupStore *store, const char *spec, GError **
 CatchupRoomInfo *catchup_store_room_info (CatchupStore *store, gint64 room, GError **error);
 GPtrArray *catchup_store_list_rooms (CatchupStore *store, GError **error); /* of CatchupRoomInfo */
 gboolean catchup_store_set_last_present (CatchupStore *store, gint64 room, gint64 ts, GError **error);
-/* Deletes the room's messages, index rows and the room itself. */
-gboolean catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error);
-/*
- * Retention: deletes, in every room, the messages, presence events and nick changes with ts < cutoff_ts, and
- * rebuilds the retrieval index of each room that lost messages so that it covers exactly the rest. One
- * transaction per room; rooms keep their row and settings even when no message is left. Stored model
- * embeddings are kept: they are keyed by text hash, shared between rooms, and unused ones cost only space.
- * n_deleted (may be NULL) gets the number of messages deleted. Cancelling stops it within a fraction of a
- * second (G_IO_ERROR_CANCELLED); the rooms done by then stay pruned.
- */
-gboolean catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, GCancellable *cancellable, guint64 *n_deleted,
-                              GError **error);
-
 /*
  * Messages. Idempotent: a message whose (room, id) is stored already is skipped (*inserted = FALSE).
  * A message without id gets catchup_message_derive_id(). msg->row and msg->id are filled in.
- * Adding does not update the retrieval index; catchup_index_update() does (catchup_store_add_batch calls it).
+ * Adding does not update the retrieval index: the caller runs catchup_index_update() afterwards.
  */
 gboolean catchup_store_add (CatchupStore *store, gint64 room, CatchupMessage *msg, gboolean *inserted,
                             GError **error);
-/* One transaction for the whole batch, then the index update. */
+/* One transaction (a savepoint inside an open one) for the whole batch. */
 gboolean catchup_store_add_batch (CatchupStore *store, gint64 room, GPtrArray *msgs, guint *n_inserted,
                                   GError **error);
 
@@ -116,11 +111,6 @@ GPtrArray *catchup_store_since (CatchupStore *store, gint64 room, gint64 since, 
 gint64 catchup_store_count (CatchupStore *store, gint64 room, GError **error);
 /* Turns of the conversation (events not counted) with ts >= since; -1 on error. */
 gint64 catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GError **error);
-/* Messages that share a retrieval term with text, best chunks (FTS5 over the chunk index) first; text is any
- * chat text, safely turned into a query. limit 0 = all. */
-GPtrArray *catchup_store_search (CatchupStore *store, gint64 room, const char *text, guint limit,
-                                 GError **error);
-
 /* Per-room settings (key/value text), removed with the room. get returns NULL without error when unset. */
 char *catchup_store_get_setting (CatchupStore *store, gint64 room, const char *key, GError **error);
 /* value NULL removes the setting. */

@@ -119,7 +119,7 @@ gpointer catchup_writer_call_sync (CatchupWriter *writer, CatchupWriterFunc func
 gboolean catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCancellable *cancellable,
                                     GError **error);
 
-/* Deletes the history older than cutoff_ts (catchup_store_prune) on the worker, after everything queued
+/* Deletes the history older than cutoff_ts (catchup_retention_prune) on the worker, after everything queued
  * before it: retention never makes the main loop wait for the disk. Cancelling stops it at once. */
 void catchup_writer_prune_async (CatchupWriter *writer, gint64 cutoff_ts, GCancellable *cancellable,
                                  GAsyncReadyCallback callback, gpointer user_data);

@@ -2,6 +2,7 @@
 
 /* The core library's umbrella header: the plugin and the command-line tool include only this. */
 
+#include "catchup-db.h"
 #include "catchup-error.h"
 #include "catchup-message.h"
 #include "catchup-text.h"
@@ -12,6 +13,7 @@
 #include "catchup-chunk.h"
 #include "catchup-embed.h"
 #include "catchup-index.h"
+#include "catchup-retention.h"
 #include "catchup-retrieve.h"
 #include "catchup-gaps.h"
 #include "catchup-memory.h"

@@ -149,6 +149,8 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, batch, NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (fx->store, fx->room, &error));
+  g_assert_no_error (error);
   g_ptr_array_extend_and_steal (fx->msgs, g_steal_pointer (&batch));
 }
 
