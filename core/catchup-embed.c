@@ -39,11 +39,22 @@ add_trigrams (float *v, const char *term)
   const char *p;
 
   /* a tag byte in front of every trigram: trigram "cat" stays apart from the word "cat" */
+  gboolean ascii = TRUE;
+
   buf[0] = '^';
   memcpy (buf + 1, term, len);
   buf[len + 1] = '$';
   buf[len + 2] = '\0';
-  for (p = buf; *p; p = g_utf8_next_char (p))
+  for (gsize i = 0; i < len; i++)
+    ascii = ascii && (guchar) term[i] < 0x80;
+  /* most chat is ASCII: a character is a byte, and the trigrams are the byte triples the loop below finds */
+  for (gsize i = 0; ascii && i + 3 <= len + 2; i++)
+    {
+      char tri[4] = { '\x01', buf[i], buf[i + 1], buf[i + 2] };
+
+      add_feature (v, tri, sizeof tri, TRIGRAM_WEIGHT);
+    }
+  for (p = buf; !ascii && *p; p = g_utf8_next_char (p))
     {
       const char *e = p;
       char tri[1 + 3 * 6];
@@ -72,15 +83,22 @@ catchup_embed_hashed_terms (GPtrArray *terms, float *out)
       /* repeated terms count once: chat repeats words for emphasis, not for meaning */
       if (!g_hash_table_add (seen, (gpointer) t))
         continue;
-      add_feature (out, t, strlen (t), 1.0f);
-      if (g_utf8_strlen (t, -1) > 3)
+      gsize len = strlen (t);
+
+      add_feature (out, t, len, 1.0f);
+      /* more than three characters: a byte count of four or more is needed for that, and enough for ASCII */
+      if (len > 3 && g_utf8_strlen (t, -1) > 3)
         add_trigrams (out, t);
     }
   for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
     norm += (double) out[d] * out[d];
   if (norm > 0)
-    for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
-      out[d] = (float) (out[d] / sqrt (norm));
+    {
+      double length = sqrt (norm);
+
+      for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
+        out[d] = (float) (out[d] / length);
+    }
 }
 
 void
