@@ -129,13 +129,30 @@ catchup_worth_to_string (CatchupWorth worth)
   return worth < G_N_ELEMENTS (names) ? names[worth] : "other";
 }
 
+/* Most chat is ASCII, whose lower case and case folding are one byte each: GLib's Unicode versions cost more
+ * than the cue matching that follows. */
+static gboolean
+is_ascii (const char *text)
+{
+  for (; *text; text++)
+    if ((guchar) *text >= 0x80)
+      return FALSE;
+  return TRUE;
+}
+
+static char *
+casefold (const char *text)
+{
+  return is_ascii (text) ? g_ascii_strdown (text, -1) : g_utf8_casefold (text, -1);
+}
+
 /* Lower-cased words and punctuation marks of text, for cue matching (not retrieval): a noun phrase must
  * not run across a comma or a colon. */
 static char **
 plain_words (const char *text)
 {
   static GRegex *re;
-  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autofree char *lower = is_ascii (text) ? g_ascii_strdown (text, -1) : g_utf8_strdown (text, -1);
   g_autoptr (GMatchInfo) match = NULL;
   g_autoptr (GPtrArray) out = g_ptr_array_new ();
 
@@ -179,7 +196,7 @@ worthy (const char *lower, guint n_terms, CatchupWorth *worth)
 gboolean
 catchup_gaps_is_worthy (const char *text, CatchupWorth *worth)
 {
-  g_autofree char *lower = g_utf8_casefold (text, -1);
+  g_autofree char *lower = casefold (text);
   g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
 
   return worthy (lower, terms->len, worth);
@@ -342,7 +359,7 @@ detect (GPtrArray *window, guint max_gaps)
     {
       CatchupMessage *m = window->pdata[i];
       char **words = all_words->pdata[i];
-      g_autofree char *lower = g_utf8_casefold (m->text, -1);
+      g_autofree char *lower = casefold (m->text);
       g_autoptr (GPtrArray) terms = catchup_text_terms (m->text, TRUE);
       CatchupWorth worth;
       CatchupGapType type = CATCHUP_GAP_REFERENTIAL;
