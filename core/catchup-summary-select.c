@@ -129,7 +129,7 @@ static const char *const pep[] = {
 /* Short answers: nothing on their own, but the answer to a question or request. */
 static const char *const answers[] = {
   "ok", "okay", "k", "+1", "perfect", "exactly", "yes", "no", "yep", "nope", "sure", "ack", "done", "not yet",
-  NULL,
+  "agreed", "agree", "fine by me", "sounds good", "lgtm", "works for me", "makes sense", NULL,
 };
 /* A speaker telling about themselves or their group: the news of a personal chat. */
 static const char *const first_person[] = {
@@ -954,13 +954,24 @@ add_replaced (CatchupSummaryLine *line, const CatchupCandidate *c, guint max_cha
   }
 }
 
+/* A question that first tells the speaker's own news ("Opening the dance studio's been a great experience … Will
+ * you show me?"): the news is the claim, the question follows it. */
+static gboolean
+tells_news (const CatchupCandidate *c)
+{
+  g_autoptr (GString) stated = g_string_new (NULL);
+  g_autoptr (GString) asked = g_string_new (NULL);
+  split_asked (after_reaction (c->folded), stated, asked);
+  return catchup_summary_has_any (stated->str, first_person) && count_terms (stated->str) >= 6;
+}
+
 /* The line's text keeps a gap-bearing line's expression in view, or its reference dangles. */
 static char *
 line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
 {
   /* a question shown with its answer must show what it asks; a statement that ends in a request ("they come
    * back in rc2 … dfarrow can you do that one too?") keeps its statement */
-  g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION
+  g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && !tells_news (c)
                                    ? catchup_summary_question_focus (c->clean)
                                                 : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; mem && c->answer < 0 && i < c->gaps->len; i++) {
