@@ -871,7 +871,6 @@ test_left_out_words (void)
   g_assert_cmpuint (s->left_out_terms->len, >, 0);
   for (guint i = 0; i < s->left_out_terms->len; i++) {
     const char *word = s->left_out_terms->pdata[i];
-    g_autofree char *pattern = g_strdup_printf (" %s", word);
     gboolean written = FALSE;
     for (guint k = 0; k < G_N_ELEMENTS (topics) && !written; k++) {
       g_autofree char *padded = g_strdup_printf (" %s ", topics[k]);
