@@ -75,14 +75,13 @@ typedef struct {
 
 static const char *const decision_cues[] = {
   "decided", "decision", "agreed", "we'll go with", "going with", "go with", "we went with", "settled",
-  "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on", "instead of", "let's do that",
-  "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
+  "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on",
+  "instead of", "let's do that", "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
   "rescheduled", "is rm", "takes over", NULL,
 };
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
-  "i need someone", "i need a", "i need the",
-  "ptal", "re-ack", "ack when", NULL,
+  "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
@@ -221,21 +220,28 @@ asks (const char *clean)
   return q && (!caption || q < caption);
 }
 
+/* Where the sentence that starts at p ends: at its . ! ? before a space, or at the text's end. */
+static const char *
+sentence_end (const char *p)
+{
+  for (; *p; p++)
+    if ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'))
+      return p;
+  return p;
+}
+
 /* The sentences of folded text that ask (end in "?") and those that do not, each run joined by spaces. */
 static void
 split_asked (const char *folded, GString *stated, GString *asked)
 {
-  const char *start = folded;
-  for (const char *p = folded;; p++) {
-    gboolean end = *p == '\0' || ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'));
-    if (!end)
-      continue;
-    GString *to = *p == '?' ? asked : stated;
-    g_string_append_len (to, start, p - start + (*p ? 1 : 0));
+  for (const char *start = folded;;) {
+    const char *end = sentence_end (start);
+    GString *to = *end == '?' ? asked : stated;
+    g_string_append_len (to, start, end - start + (*end ? 1 : 0));
     g_string_append_c (to, ' ');
-    if (!*p)
+    if (!*end)
       break;
-    start = p + 1;
+    start = end + 1;
   }
 }
 
@@ -310,17 +316,14 @@ is_pep (const char *folded)
   if (!catchup_summary_has_any (folded, pep))
     return FALSE;
   guint left = 0;
-  const char *start = folded;
-  for (const char *p = folded;; p++) {
-    gboolean end = *p == '\0' || ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'));
-    if (!end)
-      continue;
-    g_autofree char *sentence = g_strndup (start, p - start);
+  for (const char *start = folded;;) {
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
     if (!catchup_summary_has_any (sentence, pep) && !strstr (sentence, "[shares "))
       left += count_terms (sentence);
-    if (!*p)
+    if (!*end)
       break;
-    start = p + 1;
+    start = end + 1;
   }
   return left < 4;
 }
