@@ -675,8 +675,8 @@ whole_text (const char *full, guint max_chars)
 }
 
 /* An answer that needs its question to be read: short, opened by yes/no or a pronoun ("yes, both", "it
- * did"), or a few words that share none with it ("Three times a week" after "how often do you train?"). A self-contained
- * answer ("carl owns the backup cron since March") stands on its own. */
+ * did"), or a few words that share none with it ("Three times a week" after "how often do you train?"). A
+ * self-contained answer ("carl owns the backup cron since March") stands on its own. */
 static gboolean
 needs_question (GArray *cands, const CatchupCandidate *a)
 {
