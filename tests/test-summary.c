@@ -977,6 +977,8 @@ test_for_you_records (void)
   g_assert_null (line_before (s, "e3"));
   g_assert_null (line_before (s, "e4"));
   g_assert_null (line_before (s, "e5"));
+  g_assert_nonnull (line_for (s, "r2"));
+  g_assert_nonnull (line_for (s, "r4"));
   g_assert_cmpint (line_for (s, "r2")->section, ==, CATCHUP_SECTION_FOR_YOU);
   g_assert_cmpint (line_for (s, "r4")->section, ==, CATCHUP_SECTION_FOR_YOU);
   g_assert_nonnull (strstr (text, "still open, from before this window"));
