@@ -879,7 +879,6 @@ test_left_out_words (void)
   g_assert_cmpuint (s->left_out_terms->len, >, 0);
   for (guint i = 0; i < s->left_out_terms->len; i++) {
     const char *word = s->left_out_terms->pdata[i];
-    g_autofree char *pattern = g_strdup_printf (" %s", word);
     gboolean written = FALSE;
     for (guint k = 0; k < G_N_ELEMENTS (topics) && !written; k++) {
       g_autofree char *padded = g_strdup_printf (" %s ", topics[k]);
@@ -986,6 +985,8 @@ test_for_you_records (void)
   g_assert_null (line_before (s, "e3"));
   g_assert_null (line_before (s, "e4"));
   g_assert_null (line_before (s, "e5"));
+  g_assert_nonnull (line_for (s, "r2"));
+  g_assert_nonnull (line_for (s, "r4"));
   g_assert_cmpint (line_for (s, "r2")->section, ==, CATCHUP_SECTION_FOR_YOU);
   g_assert_cmpint (line_for (s, "r4")->section, ==, CATCHUP_SECTION_FOR_YOU);
   g_assert_nonnull (strstr (text, "still open, from before this window"));
