@@ -18,6 +18,7 @@
 #include "catchup-records.h"
 #include "catchup-records-model.h"
 #include "catchup-ask.h"
+#include "catchup-ask-answer.h"
 #include "catchup-about.h"
 #include "catchup-summary.h"
 #include "catchup-embed-cache.h"
