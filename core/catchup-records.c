@@ -865,6 +865,37 @@ catchup_records_update (CatchupStore *store, gint64 room, guint max_messages, gu
 }
 
 GPtrArray *
+catchup_records_messages_after (CatchupStore *store, gint64 room, gint64 after_row, guint max_messages,
+                                GError **error)
+{
+  return new_messages (store, room, after_row, max_messages, error);
+}
+
+GPtrArray *
+catchup_records_recent_heads (CatchupStore *store, gint64 room, guint limit, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            RECORD_SELECT " WHERE r.room = ?1 AND r.superseded_by IS NULL"
+                                            " ORDER BY r.ts DESC, r.id DESC LIMIT ?2",
+                                            error);
+  GPtrArray *heads;
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, limit);
+  heads = collect_records (store, st, error);
+  for (guint i = 0; heads && i < heads->len / 2; i++)
+    {
+      gpointer t = heads->pdata[i];
+
+      heads->pdata[i] = heads->pdata[heads->len - 1 - i];
+      heads->pdata[heads->len - 1 - i] = t;
+    }
+  return heads;
+}
+
+GPtrArray *
 catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only, GError **error)
 {
   sqlite3_stmt *st = catchup_store_prepare (store,
