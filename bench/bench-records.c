@@ -82,7 +82,7 @@ write_one (CatchupStore *store, gint64 room, CatchupMessage *msg, double *store_
   if (!catchup_store_begin (store, error))
     return FALSE;
   t0 = thread_cpu_ms ();
-  if (!catchup_store_add_batch (store, room, batch, NULL, error))
+  if (!catchup_store_add_batch (store, room, batch, NULL, error) || !catchup_index_update (store, room, error))
     return FALSE;
   t1 = thread_cpu_ms ();
   if (!catchup_records_update (store, room, CATCHUP_RECORDS_BATCH, &n, error))

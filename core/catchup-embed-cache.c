@@ -6,24 +6,11 @@
 #include "catchup-embed-cache.h"
 #include "catchup-error.h"
 #include "catchup-index.h"
-#include "catchup-retrieve.h"
 #include "catchup-store-private.h"
 
 /* Texts per request and per write transaction: big enough to amortise a round trip, small enough that a
  * cancelled fill stops soon and keeps most of its work. */
 #define FILL_BATCH 32
-
-void
-catchup_embed_text_hash (const char *text, guint8 *out)
-{
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  guint8 digest[32];
-  gsize len = sizeof digest;
-
-  g_checksum_update (sum, (const guchar *) text, -1);
-  g_checksum_get_digest (sum, digest, &len);
-  memcpy (out, digest, CATCHUP_TEXT_HASH_LEN);
-}
 
 char *
 catchup_embed_turn_text (const CatchupMessage *msg)
@@ -78,7 +65,7 @@ lookup_one (CatchupStore *store, const char *model, guint dim, const char *text,
 
   if (st == NULL)
     return FALSE;
-  catchup_embed_text_hash (text, hash);
+  catchup_index_text_hash (text, hash);
   sqlite3_bind_text (st, 1, model, -1, SQLITE_STATIC);
   sqlite3_bind_blob (st, 2, hash, sizeof hash, SQLITE_STATIC);
   rc = sqlite3_step (st);
@@ -163,7 +150,7 @@ collect_chunks (CatchupStore *store, gint64 room, const char *model, Todo *todo,
     return catchup_store_set_error (store, rc, error, "embedding fill"), FALSE;
   for (guint i = 0; i < ids->len; i++)
     {
-      g_autoptr (GPtrArray) turns = catchup_retrieve_chunk_turns (store, g_array_index (ids, gint64, i), error);
+      g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (store, g_array_index (ids, gint64, i), error);
 
       if (turns == NULL)
         return FALSE;
@@ -235,7 +222,7 @@ store_vectors (CatchupStore *store, const CatchupEmbedWrite *write, GError **err
 
       if (st == NULL)
         return FALSE;
-      catchup_embed_text_hash (write->texts[i], hash);
+      catchup_index_text_hash (write->texts[i], hash);
       vec_encode (write->vecs + (gsize) i * write->dim, write->dim, blob);
       sqlite3_bind_text (st, 1, write->model, -1, SQLITE_STATIC);
       sqlite3_bind_blob (st, 2, hash, sizeof hash, SQLITE_STATIC);
@@ -349,6 +336,37 @@ catchup_embed_cache_fill_rooms (CatchupStore *store, GArray *rooms, CatchupEmbed
       *computed += n;
     }
   return !prune || emit (store, &prune_write, sink, sink_data, cancellable, error);
+}
+
+gboolean
+catchup_embed_cache_foreach_chunk (CatchupStore *store, gint64 room, const char *model, guint dim,
+                                   const CatchupPos *before, CatchupEmbedChunkFunc func, gpointer data,
+                                   GError **error)
+{
+  /* the chunks are the index's: a stored vector belongs to every chunk whose text hashes to its key */
+  sqlite3_stmt *st = catchup_store_prepare (store,
+      "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.model = ?4 AND e.hash = c.text_hash "
+      "WHERE c.room = ?1 AND (c.last_ts < ?2 OR (c.last_ts = ?2 AND c.last_row < ?3))", error);
+  g_autofree float *vec = g_new (float, MAX (dim, 1));
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, before ? before->ts : G_MAXINT64);
+  sqlite3_bind_int64 (st, 3, before ? before->row : G_MAXINT64);
+  sqlite3_bind_text (st, 4, model, -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      if ((guint) sqlite3_column_bytes (st, 1) != dim * sizeof (float))
+        continue;
+      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 1), dim, vec);
+      func (sqlite3_column_int64 (st, 0), vec, data);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "dense retrieval"), FALSE;
+  return TRUE;
 }
 
 gboolean

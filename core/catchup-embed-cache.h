@@ -1,7 +1,7 @@
 #pragma once
 
 #include "catchup-embed.h"
-#include "catchup-store.h"
+#include "catchup-index.h"
 
 G_BEGIN_DECLS
 
@@ -9,13 +9,10 @@ G_BEGIN_DECLS
  * Stored model embeddings (the embeddings table of schema v3). A model embedder is slow and may be remote, so
  * chunk and turn vectors are computed in the background as history arrives (catchup_embed_cache_fill) and
  * only read at catch-up time; a catch-up embeds nothing but its own queries. Rows are keyed by the
- * embedder's name, which changes with the model or the dimension, and by the hash of the embedded text.
+ * embedder's name, which changes with the model or the dimension, and by the hash of the embedded text
+ * (catchup_index_text_hash).
  */
 
-#define CATCHUP_TEXT_HASH_LEN 16
-
-/* The first CATCHUP_TEXT_HASH_LEN bytes of the SHA-256 of text. */
-void catchup_embed_text_hash (const char *text, guint8 *out);
 /* What a single turn is embedded as: "speaker: text". */
 char *catchup_embed_turn_text (const CatchupMessage *msg);
 
@@ -67,6 +64,13 @@ void catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out);
  * stored vector of that dimension. found (n entries, may be NULL) says which were stored. */
 float *catchup_embed_cache_lookup (CatchupStore *store, const char *model, guint dim, const char *const *texts,
                                    guint n, gboolean *found, GError **error);
+
+/* Calls func with the stored vector (dim floats) of every chunk of the room whose last turn sorts before
+ * `before` (NULL: all) and whose text has a vector of model and dimension; the others are skipped. */
+typedef void (*CatchupEmbedChunkFunc) (gint64 chunk, const float *vec, gpointer data);
+gboolean catchup_embed_cache_foreach_chunk (CatchupStore *store, gint64 room, const char *model, guint dim,
+                                            const CatchupPos *before, CatchupEmbedChunkFunc func, gpointer data,
+                                            GError **error);
 
 /* Deletes the vectors of every model but keep_model (the one in use); deleted (may be NULL) gets how many. */
 gboolean catchup_embed_cache_prune (CatchupStore *store, const char *keep_model, gint64 *deleted, GError **error);

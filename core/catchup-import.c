@@ -8,6 +8,7 @@
 
 #include "catchup-error.h"
 #include "catchup-import.h"
+#include "catchup-index.h"
 #include "catchup-json.h"
 #include "catchup-records.h"
 #include "catchup-text.h"
@@ -175,6 +176,7 @@ importer_flush (Importer *imp, GError **error)
       gint64 conflicts;
 
       if (!catchup_store_add_batch (imp->store, *(gint64 *) key, batch, &n_inserted, error)
+          || !catchup_index_update (imp->store, *(gint64 *) key, error)
           || (conflicts = importer_conflicts (imp, batch, n_inserted, error)) < 0
           || !catchup_records_update (imp->store, *(gint64 *) key, 0, NULL, error))
         return importer_failed (imp, error);

@@ -4,9 +4,8 @@
 
 #include "catchup-chunk.h"
 #include "catchup-embed.h"
-#include "catchup-embed-cache.h"
+#include "catchup-error.h"
 #include "catchup-index.h"
-#include "catchup-retrieve.h"
 #include "catchup-store-private.h"
 #include "catchup-text.h"
 
@@ -143,7 +142,7 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   terms = catchup_text_join (all_terms);
   catchup_embed_hashed_terms (all_terms, vec);
   catchup_vec_quantize (vec, q, CATCHUP_EMBED_DIM);
-  catchup_embed_text_hash (text, hash);
+  catchup_index_text_hash (text, hash);
   st = catchup_store_prepare (store,
       "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows, vec, text_hash) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", error);
@@ -293,15 +292,83 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
   return TRUE;
 }
 
+/* Chunks indexed before text hashes existed (schema v3) get theirs the first time this connection updates
+ * their room, so that their stored model vectors can be found without re-chunking the room; the rooms checked
+ * are remembered with the connection, so the scan is paid once. */
+#define HASHED_ROOMS_KEY "catchup-index-hashed-rooms"
+
+static gboolean
+hash_chunks (CatchupStore *store, GArray *ids, GError **error)
+{
+  for (guint i = 0; i < ids->len; i++)
+    {
+      gint64 id = g_array_index (ids, gint64, i);
+      g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (store, id, error);
+      g_autofree char *text = NULL;
+      guint8 hash[CATCHUP_TEXT_HASH_LEN];
+      sqlite3_stmt *st;
+      int rc;
+
+      if (turns == NULL)
+        return FALSE;
+      text = catchup_index_chunk_text (turns);
+      catchup_index_text_hash (text, hash);
+      if ((st = catchup_store_prepare (store, "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
+        return FALSE;
+      sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_STATIC);
+      sqlite3_bind_int64 (st, 2, id);
+      if ((rc = sqlite3_step (st)) != SQLITE_DONE)
+        return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
+{
+  GHashTable *hashed = catchup_store_get_data (store, HASHED_ROOMS_KEY);
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  sqlite3_stmt *st;
+  int rc;
+
+  if (hashed != NULL && g_hash_table_contains (hashed, &room))
+    return TRUE;
+  st = catchup_store_prepare (store, "SELECT id FROM chunks WHERE room = ?1 AND text_hash IS NULL", error);
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (st, 0);
+
+      g_array_append_val (ids, id);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+  if (!hash_chunks (store, ids, error))
+    return FALSE;
+  /* only once the hashes are in: a failed fill is tried again (a rollback of the surrounding transaction after
+   * it leaves the room unhashed until the next connection) */
+  if (hashed == NULL)
+    {
+      hashed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      catchup_store_set_data (store, HASHED_ROOMS_KEY, hashed, (GDestroyNotify) g_hash_table_unref);
+    }
+  g_hash_table_add (hashed, g_memdup2 (&room, sizeof room));
+  return TRUE;
+}
+
 static gboolean
 index_update_locked (CatchupStore *store, gint64 room, GError **error)
 {
   CatchupPos earliest = { 0, 0 }, max = { 0, 0 }, start = { 0, 0 };
   gboolean found, from_start;
   gint64 seen = 0;
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT max_row FROM index_state WHERE room = ?", error);
+  sqlite3_stmt *st;
 
-  if (st == NULL)
+  if (!fill_text_hashes (store, room, error) ||
+      (st = catchup_store_prepare (store, "SELECT max_row FROM index_state WHERE room = ?", error)) == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
   if (sqlite3_step (st) == SQLITE_ROW)
@@ -359,43 +426,155 @@ catchup_index_clear (CatchupStore *store, gint64 room, GError **error)
   return catchup_store_commit (store, error);
 }
 
-/* Chunks indexed before text hashes existed (schema v3) get theirs, so that their stored model vectors can
- * be found without re-chunking the room. */
-gboolean
-catchup_index_fill_text_hashes (CatchupStore *store, GError **error)
+void
+catchup_index_text_hash (const char *text, guint8 *out)
 {
-  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT id FROM chunks WHERE text_hash IS NULL", error);
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 digest[32];
+  gsize len = sizeof digest;
+
+  g_checksum_update (sum, (const guchar *) text, -1);
+  g_checksum_get_digest (sum, digest, &len);
+  memcpy (out, digest, CATCHUP_TEXT_HASH_LEN);
+}
+
+GPtrArray *
+catchup_index_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
+{
+  g_autoptr (GBytes) rows = NULL;
+  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT rows FROM chunks WHERE id = ?", error);
+  gsize bytes;
+  const void *data;
+  int rc;
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, chunk);
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    rows = g_bytes_new (sqlite3_column_blob (st, 0), sqlite3_column_bytes (st, 0));
+  sqlite3_reset (st);
+  if (rows == NULL)
+    {
+      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND, "chunk %" G_GINT64_FORMAT " not found", chunk);
+      return NULL;
+    }
+  data = g_bytes_get_data (rows, &bytes);
+  return catchup_index_rows_turns (store, data, (int) bytes, error);
+}
+
+/* ---------- readers for retrieval ---------- */
+
+static void
+bind_before (sqlite3_stmt *st, int i, const CatchupPos *before)
+{
+  sqlite3_bind_int64 (st, i, before ? before->ts : G_MAXINT64);
+  sqlite3_bind_int64 (st, i + 1, before ? before->row : G_MAXINT64);
+}
+
+GArray *
+catchup_index_search (CatchupStore *store, gint64 room, const char *match, const CatchupPos *before, guint top,
+                      GError **error)
+{
+  g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (CatchupHit));
+  sqlite3_stmt *st = catchup_store_prepare (store,
+      "SELECT c.id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+      "WHERE chunks_fts MATCH ?1 AND c.room = ?2 AND (c.last_ts < ?3 OR (c.last_ts = ?3 AND c.last_row < ?4)) "
+      "ORDER BY s LIMIT ?5", error);
+  int rc;
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_text (st, 1, match, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (st, 2, room);
+  bind_before (st, 3, before);
+  sqlite3_bind_int (st, 5, (int) top);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      /* bm25() is lower-is-better; flip it so every hit list is higher-is-better */
+      CatchupHit h = { sqlite3_column_int64 (st, 0), -sqlite3_column_double (st, 1) };
+
+      g_array_append_val (hits, h);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    {
+      catchup_store_set_error (store, rc, error, "sparse retrieval");
+      return NULL;
+    }
+  return g_steal_pointer (&hits);
+}
+
+gboolean
+catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *before, CatchupIndexVecFunc func,
+                           gpointer data, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+      "SELECT id, vec FROM chunks WHERE room = ?1 AND (last_ts < ?2 OR (last_ts = ?2 AND last_row < ?3))",
+      error);
   int rc;
 
   if (st == NULL)
     return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  bind_before (st, 2, before);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    {
-      gint64 id = sqlite3_column_int64 (st, 0);
-
-      g_array_append_val (ids, id);
-    }
+    if (sqlite3_column_bytes (st, 1) == CATCHUP_EMBED_DIM)
+      func (sqlite3_column_int64 (st, 0), sqlite3_column_blob (st, 1), data);
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
-  for (guint i = 0; i < ids->len; i++)
-    {
-      gint64 id = g_array_index (ids, gint64, i);
-      g_autoptr (GPtrArray) turns = catchup_retrieve_chunk_turns (store, id, error);
-      g_autofree char *text = NULL;
-      guint8 hash[CATCHUP_TEXT_HASH_LEN];
+    return catchup_store_set_error (store, rc, error, "dense retrieval"), FALSE;
+  return TRUE;
+}
 
-      if (turns == NULL)
-        return FALSE;
-      text = catchup_index_chunk_text (turns);
-      catchup_embed_text_hash (text, hash);
-      if ((st = catchup_store_prepare (store, "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
-        return FALSE;
-      sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_STATIC);
-      sqlite3_bind_int64 (st, 2, id);
-      if ((rc = sqlite3_step (st)) != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+/* fts5vocab reads document frequencies straight from the FTS index; a temp table touches no schema. */
+static gboolean
+ensure_vocab (CatchupStore *store, GError **error)
+{
+  return catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
+                                    "fts5vocab (main, chunks_fts, row)", error);
+}
+
+gboolean
+catchup_index_count_chunks (CatchupStore *store, double *n, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT count(*) FROM chunks", error);
+  int rc;
+
+  *n = 0;
+  if (st == NULL)
+    return FALSE;
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    *n = sqlite3_column_double (st, 0);
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW)
+    return catchup_store_set_error (store, rc, error, "chunk count"), FALSE;
+  return TRUE;
+}
+
+gboolean
+catchup_index_term_docs (CatchupStore *store, const char *const *terms, guint n, double *df, GError **error)
+{
+  sqlite3_stmt *st;
+
+  if (n == 0)
+    return TRUE;
+  if (!ensure_vocab (store, error) ||
+      (st = catchup_store_prepare (store, "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      int rc;
+
+      df[i] = 0;
+      sqlite3_bind_text (st, 1, terms[i], -1, SQLITE_STATIC);
+      rc = sqlite3_step (st);
+      if (rc == SQLITE_ROW)
+        df[i] = sqlite3_column_double (st, 0);
+      sqlite3_reset (st);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return catchup_store_set_error (store, rc, error, "term frequency"), FALSE;
     }
   return TRUE;
 }

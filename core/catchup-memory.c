@@ -232,7 +232,7 @@ chunk_load (Ctx *ctx, gint64 id, GError **error)
 
   if (c != NULL)
     return c;
-  if ((all = catchup_retrieve_chunk_turns (ctx->store, id, error)) == NULL)
+  if ((all = catchup_index_chunk_turns (ctx->store, id, error)) == NULL)
     return NULL;
   c = g_new0 (CachedChunk, 1);
   c->turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
@@ -510,7 +510,7 @@ build_single_query (Ctx *ctx, const char *query, CatchupMethod method, guint bud
     return FALSE;
   for (guint c = 0; c < chunks->len; c++)
     {
-      g_autoptr (GPtrArray) turns = catchup_retrieve_chunk_turns (ctx->store, g_array_index (chunks, CatchupHit,
+      g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (ctx->store, g_array_index (chunks, CatchupHit,
                                                                                             c).chunk, error);
 
       if (turns == NULL)

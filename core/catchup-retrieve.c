@@ -4,10 +4,8 @@
 #include <string.h>
 
 #include "catchup-embed-cache.h"
-#include "catchup-error.h"
 #include "catchup-index.h"
 #include "catchup-retrieve.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* Longer queries (a whole window) are cut to this many distinct terms, rarest-looking (longest) first. */
@@ -42,37 +40,10 @@ sparse_for_terms (CatchupStore *store, gint64 room, GPtrArray *terms, const Catc
                   GError **error)
 {
   g_autofree char *match = chunk_query (terms);
-  g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (CatchupHit));
-  sqlite3_stmt *st;
-  int rc;
 
   if (match == NULL)
-    return g_steal_pointer (&hits);
-  st = catchup_store_prepare (store,
-      "SELECT c.id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-      "WHERE chunks_fts MATCH ?1 AND c.room = ?2 AND (c.last_ts < ?3 OR (c.last_ts = ?3 AND c.last_row < ?4)) "
-      "ORDER BY s LIMIT ?5", error);
-  if (st == NULL)
-    return NULL;
-  sqlite3_bind_text (st, 1, match, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (st, 2, room);
-  sqlite3_bind_int64 (st, 3, before ? before->ts : G_MAXINT64);
-  sqlite3_bind_int64 (st, 4, before ? before->row : G_MAXINT64);
-  sqlite3_bind_int (st, 5, (int) top);
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    {
-      /* bm25() is lower-is-better; flip it so every hit list is higher-is-better */
-      CatchupHit h = { sqlite3_column_int64 (st, 0), -sqlite3_column_double (st, 1) };
-
-      g_array_append_val (hits, h);
-    }
-  sqlite3_reset (st);
-  if (rc != SQLITE_DONE)
-    {
-      catchup_store_set_error (store, rc, error, "sparse retrieval");
-      return NULL;
-    }
-  return g_steal_pointer (&hits);
+    return g_array_new (FALSE, FALSE, sizeof (CatchupHit));
+  return catchup_index_search (store, room, match, before, top, error);
 }
 
 GArray *
@@ -121,94 +92,93 @@ keep_top (GArray *hits, guint top, CatchupHit h)
   g_array_insert_val (hits, i, h);
 }
 
-/* Ends a dense pass that stopped at step result rc: on failure no query keeps a partial list. */
-static gboolean
-dense_finish (CatchupStore *store, sqlite3_stmt *st, int rc, GArray **out, guint n_queries, GError **error)
+/* The queries of one dense pass and their hit lists. */
+typedef struct {
+  const gint8 *qq;     /* quantized queries, CATCHUP_EMBED_DIM each */
+  const float *qvecs;  /* or float queries of dim each */
+  guint dim;
+  guint n_queries;
+  guint top;
+  GArray **out;
+} DensePass;
+
+static void
+dense_pass_init (DensePass *pass, guint n_queries, guint top, GArray **out)
 {
-  sqlite3_reset (st);
-  if (rc != SQLITE_DONE)
+  pass->n_queries = n_queries;
+  pass->top = top;
+  pass->out = out;
+  for (guint q = 0; q < n_queries; q++)
+    out[q] = g_array_sized_new (FALSE, FALSE, sizeof (CatchupHit), top + 1);
+}
+
+/* Ends a dense pass: on failure no query keeps a partial list. */
+static gboolean
+dense_finish (DensePass *pass, gboolean ok)
+{
+  if (!ok)
+    for (guint q = 0; q < pass->n_queries; q++)
+      g_clear_pointer (&pass->out[q], g_array_unref);
+  return ok;
+}
+
+static void
+dense_quantized_hit (gint64 chunk, const gint8 *vec, gpointer data)
+{
+  DensePass *pass = data;
+
+  for (guint q = 0; q < pass->n_queries; q++)
     {
-      for (guint q = 0; q < n_queries; q++)
-        g_clear_pointer (&out[q], g_array_unref);
-      catchup_store_set_error (store, rc, error, "dense retrieval");
-      return FALSE;
+      CatchupHit h = { chunk, catchup_vec_dot_qq (pass->qq + (gsize) q * CATCHUP_EMBED_DIM, vec) };
+
+      if (h.score > 0)
+        keep_top (pass->out[q], pass->top, h);
     }
-  return TRUE;
 }
 
 gboolean
 catchup_retrieve_dense_multi (CatchupStore *store, gint64 room, const float *qvecs, guint n_queries,
                               const CatchupPos *before, guint top, GArray **out, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
-      "SELECT id, vec FROM chunks WHERE room = ?1 AND (last_ts < ?2 OR (last_ts = ?2 AND last_row < ?3))",
-      error);
-  int rc;
-
   g_autofree gint8 *qq = g_new (gint8, (gsize) MAX (n_queries, 1) * CATCHUP_EMBED_DIM);
+  DensePass pass = { .qq = qq };
 
-  if (st == NULL)
-    return FALSE;
+  dense_pass_init (&pass, n_queries, top, out);
   for (guint q = 0; q < n_queries; q++)
-    {
-      out[q] = g_array_sized_new (FALSE, FALSE, sizeof (CatchupHit), top + 1);
-      catchup_vec_quantize (qvecs + (gsize) q * CATCHUP_EMBED_DIM, qq + (gsize) q * CATCHUP_EMBED_DIM,
-                            CATCHUP_EMBED_DIM);
-    }
-  sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, before ? before->ts : G_MAXINT64);
-  sqlite3_bind_int64 (st, 3, before ? before->row : G_MAXINT64);
+    catchup_vec_quantize (qvecs + (gsize) q * CATCHUP_EMBED_DIM, qq + (gsize) q * CATCHUP_EMBED_DIM,
+                          CATCHUP_EMBED_DIM);
+  if (top == 0)
+    return TRUE;
   /* one pass over the room's vectors serves every query: reading them costs more than the dot products */
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+  return dense_finish (&pass, catchup_index_foreach_vec (store, room, before, dense_quantized_hit, &pass, error));
+}
+
+static void
+dense_model_hit (gint64 chunk, const float *vec, gpointer data)
+{
+  DensePass *pass = data;
+
+  for (guint q = 0; q < pass->n_queries; q++)
     {
-      const gint8 *vec = sqlite3_column_blob (st, 1);
+      CatchupHit h = { chunk, catchup_vec_dot (pass->qvecs + (gsize) q * pass->dim, vec, pass->dim) };
 
-      if (top == 0 || sqlite3_column_bytes (st, 1) != CATCHUP_EMBED_DIM)
-        continue;
-      for (guint q = 0; q < n_queries; q++)
-        {
-          CatchupHit h = { sqlite3_column_int64 (st, 0), catchup_vec_dot_qq (qq + (gsize) q * CATCHUP_EMBED_DIM, vec) };
-
-          if (h.score > 0)
-            keep_top (out[q], top, h);
-        }
+      if (h.score > 0)
+        keep_top (pass->out[q], pass->top, h);
     }
-  return dense_finish (store, st, rc, out, n_queries, error);
 }
 
 gboolean
 catchup_retrieve_dense_model (CatchupStore *store, gint64 room, const char *model, guint dim, const float *qvecs,
                               guint n_queries, const CatchupPos *before, guint top, GArray **out, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
-      "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.model = ?4 AND e.hash = c.text_hash "
-      "WHERE c.room = ?1 AND (c.last_ts < ?2 OR (c.last_ts = ?2 AND c.last_row < ?3))", error);
-  g_autofree float *vec = g_new (float, MAX (dim, 1));
-  int rc;
+  DensePass pass = { .qvecs = qvecs, .dim = dim };
 
-  if (st == NULL)
-    return FALSE;
-  for (guint q = 0; q < n_queries; q++)
-    out[q] = g_array_sized_new (FALSE, FALSE, sizeof (CatchupHit), top + 1);
-  sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, before ? before->ts : G_MAXINT64);
-  sqlite3_bind_int64 (st, 3, before ? before->row : G_MAXINT64);
-  sqlite3_bind_text (st, 4, model, -1, SQLITE_STATIC);
+  dense_pass_init (&pass, n_queries, top, out);
+  if (top == 0)
+    return TRUE;
   /* chunks without a stored vector are simply absent: nothing is embedded here */
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    {
-      if (top == 0 || (guint) sqlite3_column_bytes (st, 1) != dim * sizeof (float))
-        continue;
-      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 1), dim, vec);
-      for (guint q = 0; q < n_queries; q++)
-        {
-          CatchupHit h = { sqlite3_column_int64 (st, 0), catchup_vec_dot (qvecs + (gsize) q * dim, vec, dim) };
-
-          if (h.score > 0)
-            keep_top (out[q], top, h);
-        }
-    }
-  return dense_finish (store, st, rc, out, n_queries, error);
+  return dense_finish (&pass, catchup_embed_cache_foreach_chunk (store, room, model, dim, before, dense_model_hit,
+                                                                 &pass, error));
 }
 
 GArray *
@@ -254,53 +224,59 @@ catchup_retrieve_fuse (GArray *const *lists, guint n_lists, guint k, guint top)
   return out;
 }
 
-GPtrArray *
-catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
-{
-  g_autoptr (GBytes) rows = NULL;
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT rows FROM chunks WHERE id = ?", error);
-  gsize bytes;
-  const void *data;
-  int rc;
-
-  if (st == NULL)
-    return NULL;
-  sqlite3_bind_int64 (st, 1, chunk);
-  rc = sqlite3_step (st);
-  if (rc == SQLITE_ROW)
-    rows = g_bytes_new (sqlite3_column_blob (st, 0), sqlite3_column_bytes (st, 0));
-  sqlite3_reset (st);
-  if (rows == NULL)
-    {
-      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND, "chunk %" G_GINT64_FORMAT " not found", chunk);
-      return NULL;
-    }
-  data = g_bytes_get_data (rows, &bytes);
-  return catchup_index_rows_turns (store, data, (int) bytes, error);
-}
-
 /* The number of chunks, remembered in df_cache under the empty string (never a term) so that the queries of
  * one catch-up count them once. */
 static double
 collection_size (CatchupStore *store, GHashTable *df_cache, GError **error)
 {
   gpointer cached;
-  sqlite3_stmt *st;
   double n = 0;
 
   if (df_cache && g_hash_table_lookup_extended (df_cache, "", NULL, &cached))
     return GPOINTER_TO_SIZE (cached);
-  /* fts5vocab reads document frequencies straight from the FTS index; a temp table touches no schema */
-  if (!catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
-                                  "fts5vocab (main, chunks_fts, row)", error) ||
-      (st = catchup_store_prepare (store, "SELECT count(*) FROM chunks", error)) == NULL)
+  if (!catchup_index_count_chunks (store, &n, error))
     return -1;
-  if (sqlite3_step (st) == SQLITE_ROW)
-    n = sqlite3_column_double (st, 0);
-  sqlite3_reset (st);
   if (df_cache)
     g_hash_table_insert (df_cache, g_strdup (""), GSIZE_TO_POINTER ((gsize) n));
   return n;
+}
+
+/* The document frequency of every distinct term: term (borrowed) -> df as a pointer-sized integer, from
+ * df_cache (may be NULL) or, for the terms it does not hold yet, from the index in one go. */
+static GHashTable *
+term_docs (CatchupStore *store, GPtrArray *terms, GHashTable *df_cache, GError **error)
+{
+  g_autoptr (GHashTable) docs = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray) missing = g_ptr_array_new ();
+  g_autofree double *df = NULL;
+
+  for (guint i = 0; i < terms->len; i++)
+    {
+      const char *t = terms->pdata[i];
+      gpointer cached;
+
+      if (g_hash_table_contains (docs, t))
+        continue;
+      if (df_cache && g_hash_table_lookup_extended (df_cache, t, NULL, &cached))
+        g_hash_table_insert (docs, (gpointer) t, cached);
+      else
+        {
+          g_hash_table_insert (docs, (gpointer) t, NULL);
+          g_ptr_array_add (missing, (gpointer) t);
+        }
+    }
+  df = g_new (double, MAX (missing->len, 1));
+  if (!catchup_index_term_docs (store, (const char *const *) missing->pdata, missing->len, df, error))
+    return NULL;
+  for (guint i = 0; i < missing->len; i++)
+    {
+      gpointer value = GSIZE_TO_POINTER ((gsize) df[i]);
+
+      g_hash_table_insert (docs, missing->pdata[i], value);
+      if (df_cache)
+        g_hash_table_insert (df_cache, g_strdup (missing->pdata[i]), value);
+    }
+  return g_steal_pointer (&docs);
 }
 
 GHashTable *
@@ -309,35 +285,21 @@ catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cac
   g_autoptr (GHashTable) idf = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GHashTable) base = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) terms = catchup_text_terms (query, TRUE);
-  sqlite3_stmt *st;
+  g_autoptr (GHashTable) docs = NULL;
   double n = collection_size (store, df_cache, error);
 
-  if (n < 0)
-    return NULL;
-  if ((st = catchup_store_prepare (store, "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
+  if (n < 0 || (docs = term_docs (store, terms, df_cache, error)) == NULL)
     return NULL;
   for (guint i = 0; i < terms->len; i++)
     {
       const char *t = terms->pdata[i];
-      double df = 0, *v;
-      gpointer cached;
+      double df = GPOINTER_TO_SIZE (g_hash_table_lookup (docs, t)), *v;
 
       if ((v = g_hash_table_lookup (idf, t)) != NULL)
         {
           /* a term the query repeats weighs more, as BM25's query term frequency would have it */
           *v += *(double *) g_hash_table_lookup (base, t);
           continue;
-        }
-      if (df_cache && g_hash_table_lookup_extended (df_cache, t, NULL, &cached))
-        df = GPOINTER_TO_SIZE (cached);
-      else
-        {
-          sqlite3_bind_text (st, 1, t, -1, SQLITE_STATIC);
-          if (sqlite3_step (st) == SQLITE_ROW)
-            df = sqlite3_column_double (st, 0);
-          sqlite3_reset (st);
-          if (df_cache)
-            g_hash_table_insert (df_cache, g_strdup (t), GSIZE_TO_POINTER ((gsize) df));
         }
       v = g_new (double, 1);
       *v = log (1.0 + (n - df + 0.5) / (df + 0.5));

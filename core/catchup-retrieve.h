@@ -1,17 +1,13 @@
 #pragma once
 
 #include "catchup-embed.h"
-#include "catchup-store.h"
+#include "catchup-embed-cache.h"
+#include "catchup-index.h"
 
 G_BEGIN_DECLS
 
 #define CATCHUP_RRF_K 60
 #define CATCHUP_RETRIEVE_TOP 30
-
-typedef struct {
-  gint64 chunk;    /* chunk id */
-  double score;
-} CatchupHit;
 
 /* Chunks of the room whose last turn sorts before `before` (NULL: all), best first. GArray of CatchupHit. */
 GArray *catchup_retrieve_sparse (CatchupStore *store, gint64 room, const char *query, const CatchupPos *before,
@@ -33,8 +29,6 @@ gboolean catchup_retrieve_dense_model (CatchupStore *store, gint64 room, const c
                                        GArray **out, GError **error);
 /* Reciprocal rank fusion s(c) = sum 1/(k + rank) over the lists (ranks from 1). */
 GArray *catchup_retrieve_fuse (GArray *const *lists, guint n_lists, guint k, guint top);
-/* The turns of a chunk, in order. */
-GPtrArray *catchup_retrieve_chunk_turns (CatchupStore *store, gint64 chunk, GError **error);
 
 G_END_DECLS
 

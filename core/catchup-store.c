@@ -7,7 +7,6 @@
 #include <glib/gstdio.h>
 
 #include "catchup-error.h"
-#include "catchup-index.h"
 #include "catchup-store-private.h"
 #include "catchup-text.h"
 
@@ -20,18 +19,6 @@
 #define PROGRESS_STEPS 10000
 /* Enough terms for any chat question; keeps a pasted 100 KB line from becoming a 10,000-term query. */
 #define SEARCH_MAX_TERMS 64
-
-/* A cached statement borrowed for one call: the cleanup resets it so no read transaction stays open. */
-typedef sqlite3_stmt CatchupStmtRef;
-
-static void
-stmt_ref_release (CatchupStmtRef *stmt)
-{
-  sqlite3_reset (stmt);
-  sqlite3_clear_bindings (stmt);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupStmtRef, stmt_ref_release)
 
 /* ---------- errors, statements ---------- */
 
@@ -115,8 +102,8 @@ catchup_store_exec (CatchupStore *store, const char *sql, GError **error)
 }
 
 /* Steps a statement that returns no rows (or whose rows do not matter). */
-static gboolean
-step_done (CatchupStore *store, sqlite3_stmt *stmt, GError **error)
+gboolean
+catchup_store_step_done (CatchupStore *store, sqlite3_stmt *stmt, GError **error)
 {
   int rc;
 
@@ -187,8 +174,8 @@ collect_messages (CatchupStore *store, sqlite3_stmt *stmt, GError **error)
 }
 
 /* Runs a query returning one integer; FALSE with error on failure, *found = FALSE when there is no row. */
-static gboolean
-query_int64 (CatchupStore *store, sqlite3_stmt *stmt, gint64 *out, gboolean *found, GError **error)
+gboolean
+catchup_store_query_int64 (CatchupStore *store, sqlite3_stmt *stmt, gint64 *out, gboolean *found, GError **error)
 {
   int rc = sqlite3_step (stmt);
 
@@ -222,7 +209,8 @@ migrate_to_v2 (CatchupStore *store, GError **error)
 static gboolean
 migrate_to_v3 (CatchupStore *store, GError **error)
 {
-  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V3, error) && catchup_index_fill_text_hashes (store, error);
+  /* the index gives the chunks already there their text hashes as it next updates their room */
+  return catchup_store_exec (store, CATCHUP_STORE_SCHEMA_V3, error);
 }
 
 /* migrations[i] takes a database from version i to i + 1. */
@@ -255,7 +243,7 @@ read_user_version (CatchupStore *store, gint64 *version, GError **error)
   gboolean found;
 
   *version = 0;
-  return stmt != NULL && query_int64 (store, stmt, version, &found, error);
+  return stmt != NULL && catchup_store_query_int64 (store, stmt, version, &found, error);
 }
 
 /* Each step and its version bump commit together, so a crash leaves a database at a known version. */
@@ -301,6 +289,15 @@ static gboolean
 is_cancelled (const CatchupStore *store)
 {
   return g_cancellable_is_cancelled (store->abort) || g_cancellable_is_cancelled (store->cancellable);
+}
+
+gboolean
+catchup_store_check_cancelled (CatchupStore *store, GError **error)
+{
+  if (!is_cancelled (store))
+    return FALSE;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Operation was cancelled"));
+  return TRUE;
 }
 
 /* Runs every few thousand VM steps of any statement: a long prune or index rebuild stops when asked to. */
@@ -483,10 +480,23 @@ catchup_store_close (CatchupStore *store)
   /* Statements first: sqlite3_close refuses a connection with live statements. */
   g_clear_pointer (&store->stmts, g_hash_table_unref);
   g_clear_pointer (&store->rosters, g_hash_table_unref);
+  g_datalist_clear (&store->data);
   if (store->db != NULL)
     sqlite3_close (store->db);
   g_free (store->path);
   g_free (store);
+}
+
+gpointer
+catchup_store_get_data (CatchupStore *store, const char *key)
+{
+  return g_datalist_get_data (&store->data, key);
+}
+
+void
+catchup_store_set_data (CatchupStore *store, const char *key, gpointer data, GDestroyNotify destroy)
+{
+  g_datalist_set_data_full (&store->data, key, data, destroy);
 }
 
 const char *
@@ -625,7 +635,7 @@ catchup_store_ensure_room (CatchupStore *store, const char *protocol, const char
   bind_text (insert, 1, protocol);
   bind_text (insert, 2, account);
   bind_text (insert, 3, name);
-  if (!step_done (store, insert, error))
+  if (!catchup_store_step_done (store, insert, error))
     return 0;
   select = catchup_store_prepare (store, "SELECT id FROM rooms WHERE protocol = ?1 AND account = ?2 AND name = ?3",
                                   error);
@@ -634,7 +644,7 @@ catchup_store_ensure_room (CatchupStore *store, const char *protocol, const char
   bind_text (select, 1, protocol);
   bind_text (select, 2, account);
   bind_text (select, 3, name);
-  if (!query_int64 (store, select, &id, &found, error))
+  if (!catchup_store_query_int64 (store, select, &id, &found, error))
     return 0;
   return id;
 }
@@ -776,7 +786,7 @@ catchup_store_set_last_present (CatchupStore *store, gint64 room, gint64 ts, GEr
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, room);
   sqlite3_bind_int64 (stmt, 2, ts);
-  if (!step_done (store, stmt, error))
+  if (!catchup_store_step_done (store, stmt, error))
     return FALSE;
   if (sqlite3_changes (store->db) == 0)
     {
@@ -784,187 +794,6 @@ catchup_store_set_last_present (CatchupStore *store, gint64 room, gint64 ts, GEr
       return FALSE;
     }
   return TRUE;
-}
-
-static gboolean
-delete_room_rows (CatchupStore *store, const char *sql, gint64 room, GError **error)
-{
-  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, sql, error);
-
-  if (stmt == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, room);
-  return step_done (store, stmt, error);
-}
-
-gboolean
-catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error)
-{
-  /* Explicit deletes rather than trusting ON DELETE CASCADE alone: a connection opened elsewhere without
-   * foreign_keys would leave orphans, and the FTS tables have no foreign keys at all. */
-  static const char *const deletes[] = {
-    "DELETE FROM records WHERE room = ?1",
-    "DELETE FROM records_state WHERE room = ?1",
-    "DELETE FROM room_speakers WHERE room = ?1",
-    "DELETE FROM chunks WHERE room = ?1",
-    "DELETE FROM messages WHERE room = ?1",
-    "DELETE FROM room_settings WHERE room = ?1",
-    "DELETE FROM nicks WHERE room = ?1",
-    "DELETE FROM room_events WHERE room = ?1",
-    "DELETE FROM rooms WHERE id = ?1",
-  };
-
-  if (!catchup_store_begin (store, error))
-    return FALSE;
-  if (!catchup_index_clear (store, room, error))
-    goto fail;
-  for (guint i = 0; i < G_N_ELEMENTS (deletes); i++)
-    if (!delete_room_rows (store, deletes[i], room, error))
-      goto fail;
-  return catchup_store_commit (store, error);
-
-fail:
-  catchup_store_rollback (store);
-  return FALSE;
-}
-
-/* ---------- retention ---------- */
-
-/* Rooms with anything older than ?1: the others need no write transaction at all. */
-#define ROOMS_WITH_OLD_ROWS \
-  "SELECT id FROM rooms r WHERE" \
-  " EXISTS (SELECT 1 FROM messages WHERE room = r.id AND ts < ?1)" \
-  " OR EXISTS (SELECT 1 FROM room_events WHERE room = r.id AND ts < ?1)" \
-  " OR EXISTS (SELECT 1 FROM nicks WHERE room = r.id AND ts < ?1)"
-
-static GArray *
-rooms_with_old_rows (CatchupStore *store, gint64 cutoff_ts, GError **error)
-{
-  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, ROOMS_WITH_OLD_ROWS, error);
-  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  int rc;
-
-  if (stmt == NULL)
-    return NULL;
-  sqlite3_bind_int64 (stmt, 1, cutoff_ts);
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      gint64 id = sqlite3_column_int64 (stmt, 0);
-      g_array_append_val (ids, id);
-    }
-  if (rc != SQLITE_DONE)
-    {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
-      return NULL;
-    }
-  return g_steal_pointer (&ids);
-}
-
-/* Runs a delete bound to (room, cutoff); changes (may be NULL) gets how many rows went. */
-static gboolean
-delete_before (CatchupStore *store, const char *sql, gint64 room, gint64 cutoff_ts, gint64 *changes,
-               GError **error)
-{
-  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, sql, error);
-
-  if (stmt == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, room);
-  sqlite3_bind_int64 (stmt, 2, cutoff_ts);
-  if (!step_done (store, stmt, error))
-    return FALSE;
-  if (changes != NULL)
-    *changes = sqlite3_changes (store->db);
-  return TRUE;
-}
-
-static gboolean
-count_old_messages (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n, GError **error)
-{
-  g_autoptr (CatchupStmtRef) stmt =
-    catchup_store_prepare (store, "SELECT count(*) FROM messages WHERE room = ?1 AND ts < ?2", error);
-  gboolean found;
-
-  *n = 0;
-  if (stmt == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, room);
-  sqlite3_bind_int64 (stmt, 2, cutoff_ts);
-  return query_int64 (store, stmt, n, &found, error);
-}
-
-static gboolean
-prune_room_locked (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n_deleted, GError **error)
-{
-  gint64 n_old;
-
-  if (!count_old_messages (store, room, cutoff_ts, &n_old, error))
-    return FALSE;
-  /* Contentless FTS rows are deleted by regenerating their terms from the messages: the chunks go first. A
-   * full re-chunk afterwards is what makes the index equal a fresh one (the first chunks change shape). */
-  if (n_old > 0 && !catchup_index_clear (store, room, error))
-    return FALSE;
-  if (!delete_before (store, "DELETE FROM messages WHERE room = ?1 AND ts < ?2", room, cutoff_ts, n_deleted, error)
-      || !delete_before (store, "DELETE FROM room_events WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error)
-      || !delete_before (store, "DELETE FROM nicks WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error))
-    return FALSE;
-  return n_old == 0 || catchup_index_update (store, room, error);
-}
-
-static gboolean
-check_cancelled (CatchupStore *store, GError **error)
-{
-  if (!is_cancelled (store))
-    return FALSE;
-  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Operation was cancelled"));
-  return TRUE;
-}
-
-static gboolean
-prune_rooms (CatchupStore *store, GArray *rooms, gint64 cutoff_ts, guint64 *n_deleted, GError **error)
-{
-  /* One transaction per room: a long prune never holds the write lock for the whole history at once. */
-  for (guint i = 0; i < rooms->len; i++)
-    {
-      gint64 n = 0;
-
-      if (check_cancelled (store, error) || !catchup_store_begin (store, error))
-        return FALSE;
-      if (!prune_room_locked (store, g_array_index (rooms, gint64, i), cutoff_ts, &n, error))
-        {
-          catchup_store_rollback (store);
-          return FALSE;
-        }
-      if (!catchup_store_commit (store, error))
-        return FALSE;
-      if (n_deleted)
-        *n_deleted += (guint64) n;
-    }
-  return TRUE;
-}
-
-gboolean
-catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, GCancellable *cancellable, guint64 *n_deleted,
-                     GError **error)
-{
-  g_autoptr (GCancellable) outer = NULL;
-  g_autoptr (GArray) rooms = NULL;
-  gboolean ok;
-
-  g_return_val_if_fail (store != NULL, FALSE);
-
-  if (n_deleted)
-    *n_deleted = 0;
-  rooms = rooms_with_old_rows (store, cutoff_ts, error);
-  if (rooms == NULL)
-    return FALSE;
-  /* The statements themselves watch the cancellable too: one big room is a single long transaction. */
-  outer = store->cancellable ? g_object_ref (store->cancellable) : NULL;
-  if (cancellable != NULL)
-    catchup_store_set_cancellable (store, cancellable);
-  ok = prune_rooms (store, rooms, cutoff_ts, n_deleted, error);
-  catchup_store_set_cancellable (store, outer);
-  return ok;
 }
 
 /* ---------- messages ---------- */
@@ -980,7 +809,7 @@ lookup_row (CatchupStore *store, gint64 room, const char *uid, gint64 *row, GErr
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, room);
   bind_text (stmt, 2, uid);
-  return query_int64 (store, stmt, row, &found, error);
+  return catchup_store_query_int64 (store, stmt, row, &found, error);
 }
 
 gboolean
@@ -1011,7 +840,7 @@ catchup_store_add (CatchupStore *store, gint64 room, CatchupMessage *msg, gboole
   bind_text (stmt, 5, msg->alias);
   bind_text (stmt, 6, msg->text ? msg->text : "");
   sqlite3_bind_int64 (stmt, 7, msg->flags);
-  if (!step_done (store, stmt, error))
+  if (!catchup_store_step_done (store, stmt, error))
     return FALSE;
   added = sqlite3_changes (store->db) > 0;
   if (inserted)
@@ -1050,8 +879,7 @@ catchup_store_add_batch (CatchupStore *store, gint64 room, GPtrArray *msgs, guin
     return FALSE;
   if (n_inserted)
     *n_inserted = count;
-  /* Even with nothing new: the update is incremental, and it catches up after an earlier failed one. */
-  return catchup_index_update (store, room, error);
+  return TRUE;
 }
 
 #define MESSAGE_SELECT "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
@@ -1175,7 +1003,7 @@ catchup_store_count (CatchupStore *store, gint64 room, GError **error)
   if (stmt == NULL)
     return -1;
   sqlite3_bind_int64 (stmt, 1, room);
-  return query_int64 (store, stmt, &n, &found, error) ? n : -1;
+  return catchup_store_query_int64 (store, stmt, &n, &found, error) ? n : -1;
 }
 
 /* Conversational turns (no join, part or nick-change rows) with ts >= since: what a catch-up window can hold. */
@@ -1193,7 +1021,7 @@ catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GErro
   sqlite3_bind_int64 (stmt, 1, room);
   sqlite3_bind_int64 (stmt, 2, since);
   sqlite3_bind_int64 (stmt, 3, CATCHUP_MESSAGE_EVENT);
-  return query_int64 (store, stmt, &n, &found, error) ? n : -1;
+  return catchup_store_query_int64 (store, stmt, &n, &found, error) ? n : -1;
 }
 
 /* Whether any of the message's retrieval terms is one of the query's. */
@@ -1313,7 +1141,7 @@ catchup_store_set_setting (CatchupStore *store, gint64 room, const char *key, co
   bind_text (stmt, 2, key);
   if (value != NULL)
     bind_text (stmt, 3, value);
-  return step_done (store, stmt, error);
+  return catchup_store_step_done (store, stmt, error);
 }
 
 gboolean
@@ -1335,7 +1163,7 @@ catchup_store_add_event (CatchupStore *store, gint64 room, gint64 ts, CatchupRoo
   sqlite3_bind_int64 (stmt, 3, kind);
   bind_text (stmt, 4, nick);
   bind_text (stmt, 5, detail ? detail : "");
-  return step_done (store, stmt, error);
+  return catchup_store_step_done (store, stmt, error);
 }
 
 gboolean
@@ -1356,7 +1184,7 @@ catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, cons
   sqlite3_bind_int64 (stmt, 2, ts);
   bind_text (stmt, 3, old_nick);
   bind_text (stmt, 4, new_nick);
-  return step_done (store, stmt, error);
+  return catchup_store_step_done (store, stmt, error);
 }
 
 char *

@@ -77,27 +77,14 @@ gint64 catchup_store_find_room (CatchupStore *store, const char *spec, GError **
 CatchupRoomInfo *catchup_store_room_info (CatchupStore *store, gint64 room, GError **error);
 GPtrArray *catchup_store_list_rooms (CatchupStore *store, GError **error); /* of CatchupRoomInfo */
 gboolean catchup_store_set_last_present (CatchupStore *store, gint64 room, gint64 ts, GError **error);
-/* Deletes the room's messages, index rows and the room itself. */
-gboolean catchup_store_forget_room (CatchupStore *store, gint64 room, GError **error);
-/*
- * Retention: deletes, in every room, the messages, presence events and nick changes with ts < cutoff_ts, and
- * rebuilds the retrieval index of each room that lost messages so that it covers exactly the rest. One
- * transaction per room; rooms keep their row and settings even when no message is left. Stored model
- * embeddings are kept: they are keyed by text hash, shared between rooms, and unused ones cost only space.
- * n_deleted (may be NULL) gets the number of messages deleted. Cancelling stops it within a fraction of a
- * second (G_IO_ERROR_CANCELLED); the rooms done by then stay pruned.
- */
-gboolean catchup_store_prune (CatchupStore *store, gint64 cutoff_ts, GCancellable *cancellable, guint64 *n_deleted,
-                              GError **error);
-
 /*
  * Messages. Idempotent: a message whose (room, id) is stored already is skipped (*inserted = FALSE).
  * A message without id gets catchup_message_derive_id(). msg->row and msg->id are filled in.
- * Adding does not update the retrieval index; catchup_index_update() does (catchup_store_add_batch calls it).
+ * Adding does not update the retrieval index: the caller runs catchup_index_update() afterwards.
  */
 gboolean catchup_store_add (CatchupStore *store, gint64 room, CatchupMessage *msg, gboolean *inserted,
                             GError **error);
-/* One transaction for the whole batch, then the index update. */
+/* One transaction (a savepoint inside an open one) for the whole batch. */
 gboolean catchup_store_add_batch (CatchupStore *store, gint64 room, GPtrArray *msgs, guint *n_inserted,
                                   GError **error);
 

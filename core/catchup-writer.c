@@ -3,8 +3,10 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-embed-cache.h"
+#include "catchup-index.h"
 #include "catchup-error.h"
 #include "catchup-records.h"
+#include "catchup-retention.h"
 #include "catchup-writer.h"
 
 /* Upper bound of operations drained in one round: keeps a burst from holding the write lock for long. */
@@ -468,6 +470,7 @@ write_room (CatchupWriter *w, RoomBatch *batch, guint *n_inserted, GError **erro
     return FALSE;
   /* Records derived from the room's new rows are written inside its savepoint: they commit with them. */
   if (!catchup_store_add_batch (w->store, batch->room, batch->msgs, n_inserted, error) ||
+      !catchup_index_update (w->store, batch->room, error) ||
       !catchup_records_update (w->store, batch->room, CATCHUP_RECORDS_BATCH, NULL, error))
     {
       catchup_store_rollback (w->store);
@@ -1125,7 +1128,7 @@ prune_call (CatchupStore *store, gpointer data, GError **error)
   guint64 n_deleted = 0;
 
   /* the call's cancellable is the store's while it runs */
-  if (!catchup_store_prune (store, *(gint64 *) data, NULL, &n_deleted, error))
+  if (!catchup_retention_prune (store, *(gint64 *) data, NULL, &n_deleted, error))
     return NULL;
   return g_memdup2 (&n_deleted, sizeof n_deleted);
 }

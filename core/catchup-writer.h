@@ -126,7 +126,7 @@ gboolean catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer wri
 gboolean catchup_writer_records_sink (CatchupRecordsModelWrite *write, gpointer writer, GCancellable *cancellable,
                                       GError **error);
 
-/* Deletes the history older than cutoff_ts (catchup_store_prune) on the worker, after everything queued
+/* Deletes the history older than cutoff_ts (catchup_retention_prune) on the worker, after everything queued
  * before it: retention never makes the main loop wait for the disk. Cancelling stops it at once. */
 void catchup_writer_prune_async (CatchupWriter *writer, gint64 cutoff_ts, GCancellable *cancellable,
                                  GAsyncReadyCallback callback, gpointer user_data);

@@ -12,6 +12,7 @@
 #include "catchup-chunk.h"
 #include "catchup-embed.h"
 #include "catchup-index.h"
+#include "catchup-retention.h"
 #include "catchup-retrieve.h"
 #include "catchup-gaps.h"
 #include "catchup-memory.h"

@@ -300,7 +300,7 @@ store_batch (CatchupStore *store, gpointer data, GError **error)
       msg->flags = line->flags;
       g_ptr_array_add (msgs, msg);
     }
-  if (!catchup_store_add_batch (store, room, msgs, inserted, error))
+  if (!catchup_store_add_batch (store, room, msgs, inserted, error) || !catchup_index_update (store, room, error))
     goto failed;
   /* A failed commit has rolled back already. */
   return catchup_store_commit (store, error) ? g_steal_pointer (&inserted) : NULL;

@@ -409,7 +409,7 @@ forget_call (CatchupStore *store, gpointer data, GError **error)
   if (room == 0)
     return g_new0 (CatchupRoomInfo, 1);
   info = catchup_store_room_info (store, room, error);
-  if (info != NULL && !catchup_store_forget_room (store, room, error))
+  if (info != NULL && !catchup_retention_forget_room (store, room, error))
     g_clear_pointer (&info, catchup_room_info_free);
   return info;
 }

@@ -100,6 +100,8 @@ add_turn (CatchupStore *store, gint64 room, const char *id, gint64 ts, const cha
 
   g_ptr_array_add (batch, m);
   g_assert_true (catchup_store_add_batch (store, room, batch, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (catchup_index_update (store, room, &error));
   g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
   g_assert_no_error (error);
 }

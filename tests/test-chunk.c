@@ -258,6 +258,10 @@ db_add (Db *db, GPtrArray *msgs)
   g_autoptr (GError) error = NULL;
 
   g_assert_true (catchup_store_add_batch (db->store, db->room, msgs, NULL, &error));
+
+  g_assert_no_error (error);
+
+  g_assert_true (catchup_index_update (db->store, db->room, &error));
   g_assert_no_error (error);
 }
 
@@ -588,7 +592,7 @@ test_index_clear_and_forget (void)
     db_close (&fresh);
   }
 
-  g_assert_true (catchup_store_forget_room (db.store, db.room, &error));
+  g_assert_true (catchup_retention_forget_room (db.store, db.room, &error));
   g_assert_no_error (error);
   check_fts (&db);
   after = chunk_signature (&second);
@@ -604,7 +608,7 @@ test_index_clear_and_forget (void)
     g_assert_cmpstr (fa, ==, fb);
     db_close (&fresh);
   }
-  g_assert_true (catchup_store_forget_room (db.store, room2, &error));
+  g_assert_true (catchup_retention_forget_room (db.store, room2, &error));
   g_assert_no_error (error);
   check_fts (&db);
   g_assert_cmpint (sql_int (db.store, "SELECT count(*) FROM chunks"), ==, 0);

@@ -60,6 +60,8 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   }
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (fx->store, fx->room, &error));
+  g_assert_no_error (error);
   /* a second room whose ids must not leak into the first one's windows */
   other = catchup_store_ensure_room (fx->store, "prpl-irc", "me@irc.example", "#elsewhere", &error);
   g_assert_no_error (error);

@@ -134,6 +134,8 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   /* stored in one batch, which fills in the rows of these very messages */
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, all, NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (fx->store, fx->room, &error));
+  g_assert_no_error (error);
   for (guint i = 0; i < all->len; i++)
     g_assert_cmpint (((CatchupMessage *) all->pdata[i])->row, >, 0);
 }

@@ -277,7 +277,7 @@ test_import_and_forget (void)
   g_assert_true (catchup_import_jsonl_stream (store, in, room, result, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE room = ?1", room), ==, 2);
-  g_assert_true (catchup_store_forget_room (store, room, &error));
+  g_assert_true (catchup_retention_forget_room (store, room, &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE ?1 = ?1", 0), ==, 0);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records_state WHERE ?1 = ?1", 0), ==, 0);
@@ -294,7 +294,7 @@ test_prune (void)
   add_turn (store, room, "old", 100, "alice", "I'll do the old thing");
   add_turn (store, room, "new", 1000, "alice", "I'll do the new thing");
   g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
-  g_assert_true (catchup_store_prune (store, 500, NULL, NULL, &error));
+  g_assert_true (catchup_retention_prune (store, 500, NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE room = ?1", room), ==, 1);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records r JOIN messages m ON m.row = r.row WHERE m.uid = 'new' AND r.room = ?1", room), ==, 1);

@@ -149,6 +149,8 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, batch, NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (fx->store, fx->room, &error));
+  g_assert_no_error (error);
   g_ptr_array_extend_and_steal (fx->msgs, g_steal_pointer (&batch));
 }
 
@@ -169,7 +171,7 @@ static gboolean
 chunk_has (Fixture *fx, gint64 chunk, const char *id)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) turns = catchup_retrieve_chunk_turns (fx->store, chunk, &error);
+  g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (fx->store, chunk, &error);
 
   g_assert_no_error (error);
   for (guint i = 0; i < turns->len; i++)
@@ -212,7 +214,7 @@ test_sparse_before (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpuint (some->len, >=, 1);
   for (guint i = 0; i < some->len; i++)
     {
-      g_autoptr (GPtrArray) turns = catchup_retrieve_chunk_turns (fx->store, g_array_index (some, CatchupHit, i).chunk,
+      g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (fx->store, g_array_index (some, CatchupHit, i).chunk,
                                                                   &error);
       CatchupPos last;
 
@@ -310,7 +312,7 @@ test_chunk_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 
   g_assert_no_error (error);
   g_assert_cmpuint (hits->len, ==, 1);
-  turns = catchup_retrieve_chunk_turns (fx->store, g_array_index (hits, CatchupHit, 0).chunk, &error);
+  turns = catchup_index_chunk_turns (fx->store, g_array_index (hits, CatchupHit, 0).chunk, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (turns->len, >, 1);
   for (guint i = 1; i < turns->len; i++)
@@ -319,7 +321,7 @@ test_chunk_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 
       g_assert_cmpint (catchup_pos_cmp (&a, &b), <, 0);
     }
-  missing = catchup_retrieve_chunk_turns (fx->store, 999999, &error);
+  missing = catchup_index_chunk_turns (fx->store, 999999, &error);
   g_assert_null (missing);
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND);
 }

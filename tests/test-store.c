@@ -91,8 +91,12 @@ test_add_batch (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, &n, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (fx->store, fx->room, &error));
+  g_assert_no_error (error);
   g_assert_cmpuint (n, ==, 50);
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, &n, &error));
+  g_assert_no_error (error);
+  g_assert_true (catchup_index_update (fx->store, fx->room, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n, ==, 0);
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 50);
@@ -281,6 +285,8 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (fx->store, fx->room, &error));
+  g_assert_no_error (error);
   add (fx->store, keep, "k", 5, "bob", "zebrafish elsewhere", NULL);
   g_assert_true (catchup_index_update (fx->store, keep, &error));
   g_assert_no_error (error);
@@ -291,7 +297,7 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), >, 0);
 
-  g_assert_true (catchup_store_forget_room (fx->store, fx->room, &error));
+  g_assert_true (catchup_retention_forget_room (fx->store, fx->room, &error));
   g_assert_no_error (error);
 
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages WHERE room = ?1", fx->room), ==, 0);
@@ -515,7 +521,11 @@ prune_room (CatchupStore *store, const char *name, GPtrArray *msgs)
 
   g_assert_no_error (error);
   if (msgs != NULL)
-    g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
+    {
+      g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (catchup_index_update (store, room, &error));
+    }
   g_assert_no_error (error);
   return room;
 }
@@ -668,7 +678,7 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_no_error (error);
   recent_before = index_signature (fx->store, recent);
 
-  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
+  g_assert_true (catchup_retention_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n_deleted, ==, 100 + 34 + 5);
   g_assert_cmpuint (fx->store->txn_depth, ==, 0);
@@ -698,7 +708,7 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   prune_room (fx->store, "#room", late);
   assert_index_fresh (fx->store, names);
 
-  g_assert_true (catchup_store_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
+  g_assert_true (catchup_retention_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n_deleted, ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "PRAGMA integrity_check = 1", 0), ==, 0); /* "ok" reads as 0 */
@@ -765,8 +775,8 @@ test_migrate_v1 (void)
   test_remove_tree (dir);
 }
 
-/* A v2 file (chunks without text hashes, no embeddings table) keeps its data and gets the hashes the index
- * would have given its chunks. */
+/* A v2 file (chunks without text hashes, no embeddings table) keeps its data, and its chunks get the hashes the
+ * index would have given them when the index next updates their room. */
 static void
 test_migrate_v2 (void)
 {
@@ -802,7 +812,10 @@ test_migrate_v2 (void)
   g_assert_no_error (error);
   g_assert_cmpstr (msg->text, ==, "kept");
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM embeddings WHERE ?1 = ?1", 0), ==, 0);
-  catchup_embed_text_hash ("alice: kept\n", want);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM chunks WHERE text_hash IS NULL AND ?1 = ?1", 0), ==, 1);
+  g_assert_true (catchup_index_update (store, 7, &error));
+  g_assert_no_error (error);
+  catchup_index_text_hash ("alice: kept\n", want);
   st = catchup_store_prepare (store, "SELECT text_hash FROM chunks", &error);
   g_assert_no_error (error);
   g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
@@ -820,6 +833,8 @@ test_migrate_v2 (void)
     g_assert_no_error (error);
     g_ptr_array_add (batch, m);
     g_assert_true (catchup_store_add_batch (store, room, batch, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (catchup_index_update (store, room, &error));
     g_assert_no_error (error);
     g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM chunks WHERE room = ?1 AND text_hash IS NOT NULL",
                                      room),
@@ -960,7 +975,7 @@ test_embed_cache_nonfinite (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
       guint8 hash[CATCHUP_TEXT_HASH_LEN];
 
       g_assert_no_error (error);
-      catchup_embed_text_hash (texts[i], hash);
+      catchup_index_text_hash (texts[i], hash);
       sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_TRANSIENT);
       sqlite3_bind_blob (st, 2, vecs[i], 2 * sizeof (guint32), SQLITE_TRANSIENT);
       g_assert_cmpint (sqlite3_step (st), ==, SQLITE_DONE);

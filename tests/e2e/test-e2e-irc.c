@@ -746,6 +746,8 @@ store_aged_lines (void)
   g_ptr_array_add (msgs, catchup_message_new ("new-1", now - 3600, "mira", "the new plan stays"));
   g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (store, room, &error));
+  g_assert_no_error (error);
 }
 
 static guint

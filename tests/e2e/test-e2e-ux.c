@@ -433,6 +433,8 @@ test_times_across_days (void)
     }
   g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (catchup_index_update (store, room, &error));
+  g_assert_no_error (error);
   g_clear_pointer (&store, catchup_store_close);
 
   conv = e2e_join (fx.account, SPAN_ROOM, SPAN_ROOM);
