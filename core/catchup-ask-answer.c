@@ -310,29 +310,13 @@ catchup_ask_answer_parse (const char *reply, const CatchupAskResult *res, guint 
 
 /* ---------- asking ---------- */
 
-static char *
-one_line (const char *text)
-{
-  char *line = g_strdup (text);
-
-  g_strdelimit (line, "\r\n", ' ');
-  return line;
-}
-
-static gboolean
-is_cancel (const GError *error, GCancellable *cancellable)
-{
-  return g_cancellable_is_cancelled (cancellable) || g_error_matches (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-}
-
 static void
 set_notice (CatchupAskResult *res, const GError *error, guint dropped)
 {
   g_free (res->notice);
   if (error != NULL)
     {
-      g_autofree char *reason = one_line (error->message);
+      g_autofree char *reason = g_strdelimit (g_strdup (error->message), "\r\n", ' ');
 
       res->notice = g_strdup_printf (_("Model not used for the answer: %s; this is the evidence."), reason);
     }
@@ -367,7 +351,8 @@ catchup_ask_answer (CatchupLlm *llm, CatchupAskResult *res, GCancellable *cancel
   reply = prompt ? catchup_llm_chat (llm, system_prompt, prompt, cancellable, &local) : NULL;
   if (reply != NULL)
     res->answer = catchup_ask_answer_parse (reply, res, &dropped, &local);
-  if (res->answer == NULL && is_cancel (local, cancellable))
+  /* the caller's cancellation, not a model's failure: no notice, no answer */
+  if (res->answer == NULL && g_cancellable_is_cancelled (cancellable))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;

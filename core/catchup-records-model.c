@@ -7,7 +7,6 @@
 #include "catchup-error.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-records-model.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* Bounds on what one reply may do: a segment yields a handful of records, a reply asking for more is not to be
@@ -296,33 +295,6 @@ catchup_records_model_store (CatchupStore *store, CatchupRecordsModelWrite *writ
   return catchup_store_commit (store, error);
 }
 
-/* The row before a room's latest n messages (0 when it has no more). */
-static gboolean
-row_before_latest (CatchupStore *store, gint64 room, guint n, gint64 *row, GError **error)
-{
-  sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "SELECT row FROM messages WHERE room = ?1 ORDER BY row DESC LIMIT 1"
-                                            " OFFSET ?2",
-                                            error);
-  int rc;
-
-  *row = 0;
-  if (st == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, n);
-  rc = sqlite3_step (st);
-  if (rc == SQLITE_ROW)
-    *row = sqlite3_column_int64 (st, 0);
-  sqlite3_reset (st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /* Where the model writer goes on in a room: its mark, or for a room it has not seen, before its latest
  * backlog messages. */
 static gboolean
@@ -342,7 +314,7 @@ read_mark (CatchupStore *store, gint64 room, guint backlog, gint64 *mark, GError
       *mark = g_ascii_strtoll (value, NULL, 10);
       return TRUE;
     }
-  return row_before_latest (store, room, backlog, mark, error);
+  return catchup_records_row_before_latest (store, room, backlog, mark, error);
 }
 
 /* The turns of a batch (presence lines are no turns, but move the mark). */

@@ -955,19 +955,21 @@ prepared_roster (CatchupStore *store, gint64 room, GPtrArray *new_speakers, GErr
   return r;
 }
 
+/* The first column of the first row of a query binding two integers; *out stays 0 when there is no row. */
 static gboolean
-read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
+query_int (CatchupStore *store, const char *sql, gint64 a, gint64 b, gint64 *out, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT max_row FROM records_state WHERE room = ?1", error);
+  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
   int rc;
 
-  *seen = 0;
+  *out = 0;
   if (st == NULL)
     return FALSE;
-  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 1, a);
+  sqlite3_bind_int64 (st, 2, b);
   rc = sqlite3_step (st);
   if (rc == SQLITE_ROW)
-    *seen = sqlite3_column_int64 (st, 0);
+    *out = sqlite3_column_int64 (st, 0);
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     {
@@ -975,6 +977,19 @@ read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
+{
+  return query_int (store, "SELECT max_row FROM records_state WHERE room = ?1 AND ?2 = ?2", room, 0, seen, error);
+}
+
+gboolean
+catchup_records_row_before_latest (CatchupStore *store, gint64 room, guint n, gint64 *row, GError **error)
+{
+  return query_int (store, "SELECT row FROM messages WHERE room = ?1 ORDER BY row DESC LIMIT 1 OFFSET ?2", room, n,
+                    row, error);
 }
 
 static gpointer

@@ -86,6 +86,8 @@ gboolean catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *r
 /* Up to max_messages (0: all) of the room's stored messages after row after_row, by row, events included. */
 GPtrArray *catchup_records_messages_after (CatchupStore *store, gint64 room, gint64 after_row, guint max_messages,
                                            GError **error);
+/* The row before the room's latest n messages; 0 when it has no more. */
+gboolean catchup_records_row_before_latest (CatchupStore *store, gint64 room, guint n, gint64 *row, GError **error);
 /* The room's newest heads, at most limit of them, oldest first. */
 GPtrArray *catchup_records_recent_heads (CatchupStore *store, gint64 room, guint limit, GError **error);
 
