@@ -870,23 +870,60 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
                        error);
 }
 
+/* Adds n turns to a speaker's count; *added FALSE when the room had no such speaker. */
+static gboolean
+add_turns (CatchupStore *store, gint64 room, const char *speaker, guint n, gboolean *added, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "UPDATE room_speakers SET turns = turns + ?3 WHERE room = ?1 AND speaker = ?2",
+                                            error);
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_text (st, 2, speaker, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (st, 3, n);
+  rc = sqlite3_step (st);
+  *added = rc == SQLITE_DONE && sqlite3_changes (store->db) > 0;
+  sqlite3_reset (st);
+  if (rc == SQLITE_DONE)
+    return TRUE;
+  catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+  return FALSE;
+}
+
+static gboolean
+new_speaker (CatchupStore *store, gint64 room, const char *speaker, guint n, GError **error)
+{
+  sqlite3_stmt *st = catchup_store_prepare (store,
+                                            "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, ?3)",
+                                            error);
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_text (st, 2, speaker, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (st, 3, n);
+  rc = sqlite3_step (st);
+  sqlite3_reset (st);
+  if (rc == SQLITE_DONE)
+    return TRUE;
+  catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+  return FALSE;
+}
+
 /* The roster's turn counts, for the messages about to be read; new_speakers gets the speakers the room has
  * not had before (borrowed from msgs). One statement per speaker of the batch, not per message: an import's
  * batch has thousands of messages. */
 static gboolean
 count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GPtrArray *new_speakers, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, ?3)"
-                                            " ON CONFLICT (room, speaker) DO UPDATE SET turns = turns + ?3"
-                                            " RETURNING turns",
-                                            error);
   g_autoptr (GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
   GHashTableIter iter;
   gpointer speaker, n;
 
-  if (st == NULL)
-    return FALSE;
   for (guint i = 0; i < msgs->len; i++)
     {
       const CatchupMessage *m = msgs->pdata[i];
@@ -899,25 +936,15 @@ count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GPtrArray *ne
   g_hash_table_iter_init (&iter, counts);
   while (g_hash_table_iter_next (&iter, &speaker, &n))
     {
-      int rc;
+      gboolean added;
 
-      sqlite3_bind_int64 (st, 1, room);
-      sqlite3_bind_text (st, 2, speaker, -1, SQLITE_STATIC);
-      sqlite3_bind_int64 (st, 3, GPOINTER_TO_UINT (n));
-      rc = sqlite3_step (st);
-      if (rc == SQLITE_ROW)
-        {
-          /* as many turns as this batch brings: the speaker is new */
-          if (sqlite3_column_int64 (st, 0) == GPOINTER_TO_UINT (n))
-            g_ptr_array_add (new_speakers, speaker);
-          rc = sqlite3_step (st);
-        }
-      sqlite3_reset (st);
-      if (rc != SQLITE_DONE)
-        {
-          catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
-          return FALSE;
-        }
+      if (!add_turns (store, room, speaker, GPOINTER_TO_UINT (n), &added, error))
+        return FALSE;
+      if (added)
+        continue;
+      if (!new_speaker (store, room, speaker, GPOINTER_TO_UINT (n), error))
+        return FALSE;
+      g_ptr_array_add (new_speakers, speaker);
     }
   return TRUE;
 }
