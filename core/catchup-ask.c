@@ -622,6 +622,28 @@ finish_rows (GPtrArray *rows)
     }
 }
 
+/* What the budget leaves once every turn by or about the people asked about is in: the room's turns by the
+ * question's own score (its words, the thread, the verbatim recall), without the relation to a person. They
+ * join the evidence, never a person's row: a reply by someone else often says what the person's turn left
+ * open, but an empty row stays empty. */
+static void
+fill_leftover (const Ctx *c, CatchupMemory *mem, guint budget)
+{
+  g_autoptr (GArray) ranked = g_array_new (FALSE, FALSE, sizeof (Ranked));
+
+  for (guint i = 0; i < c->n; i++)
+    {
+      const Turn *t = &c->turns[i];
+      Ranked r = { t, t->base + W_THREAD * t->thread + W_RECALL * t->recalled };
+
+      if (!g_hash_table_contains (mem->gap_of, t->msg->id))
+        g_array_append_val (ranked, r);
+    }
+  g_array_sort (ranked, cmp_ranked);
+  for (guint i = 0; i < ranked->len && mem->tokens < budget; i++)
+    catchup_memory_add (mem, g_array_index (ranked, Ranked, i).turn->msg, (int) c->q->people->len, budget);
+}
+
 static gboolean
 ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
 {
@@ -642,6 +664,7 @@ ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
       g_ptr_array_add (lists, rank_for_person (c, p));
     }
   accumulate_rows (res->memory, res->rows, lists, budget);
+  fill_leftover (c, res->memory, budget);
   for (guint p = 0; p < n; p++)
     row_records (c, res->rows->pdata[p], topic_terms, budget / RECORD_SHARE / MAX (n, 1));
   return TRUE;

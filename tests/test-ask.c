@@ -244,6 +244,33 @@ test_ask_records (void)
     }
 }
 
+/* Budget left once the people's own turns are in goes to the room's turns on the question, in the evidence but
+ * never in a person's row. */
+static void
+test_ask_leftover (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = office_room (&room);
+  g_autoptr (CatchupAskResult) res = ask (store, room, "what does carol think of the new office?", 1024, &error);
+  const CatchupAskRow *row;
+  gboolean alice_in = FALSE;
+
+  g_assert_no_error (error);
+  row = res->rows->pdata[0];
+  for (guint i = 0; i < row->turns->len; i++)
+    {
+      const CatchupMessage *m = row->turns->pdata[i];
+
+      g_assert_true (g_strcmp0 (m->speaker, "carol") == 0 || strstr (m->text, "carol") != NULL);
+    }
+  for (guint i = 0; i < res->memory->turns->len; i++)
+    alice_in |= strcmp (((CatchupMessage *) res->memory->turns->pdata[i])->id, "1") == 0;
+  /* alice's view of the office is evidence too, within the budget */
+  g_assert_true (alice_in);
+  g_assert_cmpuint (res->memory->tokens, <=, 1024);
+}
+
 /* The model's answer is checked sentence by sentence: ids that are no evidence go, and so does a sentence left
  * without one, one about someone outside the roster, or one about a person its turns are not by or about. */
 static void
@@ -312,6 +339,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/ask/person-budget", test_ask_person_budget);
   g_test_add_func ("/catchup/ask/empty-and-room", test_ask_empty_and_room);
   g_test_add_func ("/catchup/ask/records", test_ask_records);
+  g_test_add_func ("/catchup/ask/leftover", test_ask_leftover);
   g_test_add_func ("/catchup/ask/answer-checks", test_answer_checks);
   return g_test_run ();
 }
