@@ -133,7 +133,27 @@ append_records (GString *out, const char *heading, GPtrArray *records)
     }
 }
 
-/* The model's short answer first, each sentence with the ids it cites; or why there is none. */
+/* Where a cited turn is, for the reader: its time and speaker, as the evidence below shows them ("Tue 09:12
+ * bob"); the id when it is not among them. */
+static char *
+cited_place (const CatchupAskResult *res, const char *id)
+{
+  for (guint i = 0; i < res->memory->turns->len; i++)
+    {
+      const CatchupMessage *m = res->memory->turns->pdata[i];
+      g_autoptr (GDateTime) dt = NULL;
+      g_autofree char *when = NULL;
+
+      if (g_strcmp0 (m->id, id) != 0)
+        continue;
+      dt = g_date_time_new_from_unix_local (m->ts);
+      when = dt ? g_date_time_format (dt, "%a %H:%M") : g_strdup ("?");
+      return g_strdup_printf ("%s %s", when, m->speaker);
+    }
+  return g_strdup (id);
+}
+
+/* The model's short answer first, each sentence with the turns it cites; or why there is none. */
 static void
 append_answer (GString *out, const CatchupAskResult *res)
 {
@@ -141,17 +161,19 @@ append_answer (GString *out, const CatchupAskResult *res)
     {
       const CatchupAskLine *line = res->answer->lines->pdata[i];
       g_autofree char *text = catchup_text_sanitize (line->text);
-      g_autoptr (GString) ids = g_string_new (NULL);
+      g_autofree char *cited = NULL;
+      g_autoptr (GString) places = g_string_new (NULL);
 
       for (guint j = 0; j < line->ids->len; j++)
-        g_string_append_printf (ids, "%s%s", j ? ", " : "", (char *) line->ids->pdata[j]);
+        {
+          g_autofree char *place = cited_place (res, line->ids->pdata[j]);
+
+          g_string_append_printf (places, "%s%s", j ? "; " : "", place);
+        }
+      cited = catchup_text_sanitize (places->str);
       if (i == 0)
         g_string_append_printf (out, "\n%s", _("Answer:"));
-      {
-        g_autofree char *cited = catchup_text_sanitize (ids->str);
-
-        g_string_append_printf (out, "\n  %s [%s]", text, cited);
-      }
+      g_string_append_printf (out, "\n  %s [%s]", text, cited);
     }
   if (res->notice)
     {
