@@ -6,6 +6,7 @@
 
 #include "catchup-ask-answer.h"
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-text.h"
 
@@ -207,7 +208,7 @@ cited_concerns (const Known *k, const char *id, const char *person)
 static GPtrArray *
 cited_ids (const Known *k, JsonObject *obj)
 {
-  JsonArray *ids = catchup_llm_json_array (obj, "ids");
+  JsonArray *ids = catchup_json_array (obj, "ids");
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; ids && i < json_array_get_length (ids); i++)
@@ -264,7 +265,7 @@ answer_items (JsonNode *root)
 {
   if (JSON_NODE_HOLDS_ARRAY (root))
     return json_node_get_array (root);
-  return JSON_NODE_HOLDS_OBJECT (root) ? catchup_llm_json_array (json_node_get_object (root), "answer") : NULL;
+  return JSON_NODE_HOLDS_OBJECT (root) ? catchup_json_array (json_node_get_object (root), "answer") : NULL;
 }
 
 CatchupAskAnswer *

@@ -9,7 +9,6 @@
 #include "catchup-embed.h"
 #include "catchup-error.h"
 #include "catchup-retrieve.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The newest turns a question reads at most: a room's whole history up to this size, its latest part beyond. */
@@ -709,7 +708,7 @@ catchup_ask_from_memory (CatchupAskQuery *q, CatchupMemory *mem)
 static gboolean
 speaker_turns (CatchupStore *store, gint64 room, const char *speaker, gint64 *n, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT count(*) FROM messages WHERE room = ?1 AND speaker = ?2",
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM messages WHERE room = ?1 AND speaker = ?2",
                                             error);
   int rc;
 
@@ -724,7 +723,7 @@ speaker_turns (CatchupStore *store, gint64 room, const char *speaker, gint64 *n,
   sqlite3_reset (st);
   if (rc != SQLITE_ROW)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return FALSE;
     }
   return TRUE;

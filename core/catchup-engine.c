@@ -225,8 +225,7 @@ session_may_call (ModelSession *ms, char **slot)
 static gboolean
 is_cancel (const GError *error, GCancellable *cancellable)
 {
-  return g_cancellable_is_cancelled (cancellable) || g_error_matches (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  return g_cancellable_is_cancelled (cancellable) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
 /* The model embedder of the vectors stored for this model; the dimension comes from the store, so opening
@@ -463,8 +462,8 @@ session_memory (ModelSession *ms, CatchupStore *store, gint64 room, GPtrArray *w
 }
 
 static CatchupSummary *
-session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, const CatchupOptions *opts,
-                 GCancellable *cancellable, GError **error)
+session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, GPtrArray *records,
+                 const CatchupOptions *opts, GCancellable *cancellable, GError **error)
 {
   g_autoptr (GError) local = NULL;
   CatchupSummary *summary = NULL;
@@ -484,11 +483,12 @@ session_summary (ModelSession *ms, GPtrArray *window, CatchupMemory *mem, const 
     }
   if (summary == NULL)
     {
-      CatchupSummaryOptions sopts = { .length = opts->length, .me = opts->me };
+      CatchupSummaryOptions sopts = { .length = opts->length, .me = opts->me, .records = records };
 
       return catchup_summary_extractive (window, mem, &sopts);
     }
   catchup_summary_mark_for_you (summary, window, opts->me);
+  catchup_summary_apply_records (summary, window, records, opts->me);
   return summary;
 }
 
@@ -620,6 +620,7 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
                     GCancellable *cancellable, GError **error)
 {
   g_autoptr (CatchupResult) res = g_new0 (CatchupResult, 1);
+  g_autoptr (GPtrArray) records = NULL;
   ModelSession ms;
 
   res->window = engine_window (store, room, window, &res->window_total, error);
@@ -631,10 +632,13 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
 
       res->window_tokens += catchup_text_count_turn (m->speaker, m->text);
     }
+  /* the derived track says what is still open and which decision replaced which; a catch-up without it is
+   * still a catch-up */
+  records = catchup_summary_records_load (store, room, res->window, opts->me, NULL);
   session_open (&ms, opts->model, store, &res->model);
   res->memory = session_memory (&ms, store, room, res->window, NULL, opts, cancellable, error);
   if (res->memory != NULL)
-    res->summary = session_summary (&ms, res->window, res->memory, opts, cancellable, error);
+    res->summary = session_summary (&ms, res->window, res->memory, records, opts, cancellable, error);
   session_close (&ms);
   if (res->summary == NULL)
     return NULL;
@@ -644,22 +648,6 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
 }
 
 /* The async run's own copy of the caller's model settings. */
-static CatchupLlmConfig *
-model_config_copy (const CatchupLlmConfig *config)
-{
-  CatchupLlmConfig *copy;
-
-  if (config == NULL)
-    return NULL;
-  copy = g_memdup2 (config, sizeof *config);
-  copy->base_url = g_strdup (config->base_url);
-  copy->chat_model = g_strdup (config->chat_model);
-  copy->embed_model = g_strdup (config->embed_model);
-  copy->api_key = g_strdup (config->api_key);
-  copy->query_instruction = g_strdup (config->query_instruction);
-  return copy;
-}
-
 typedef struct {
   char *db_path;
   char *room_spec;
@@ -718,7 +706,7 @@ catchup_engine_run_async (const char *db_path, const char *room_spec, const Catc
   if (opts->memory.gaps)
     job->opts.memory.gaps = g_ptr_array_ref (opts->memory.gaps);
   /* the worker makes its own client from the copy: one per catch-up, so its counters are this one's */
-  job->opts.model = model_config_copy (opts->model);
+  job->opts.model = catchup_llm_config_dup (opts->model);
   g_task_set_source_tag (task, catchup_engine_run_async);
   g_task_set_task_data (task, job, (GDestroyNotify) async_job_free);
   g_task_set_return_on_cancel (task, FALSE);

@@ -262,16 +262,17 @@ read_lines (GInputStream *input, LineFunc func, gpointer data, GCancellable *can
         {
           if (read_error == NULL)
             return TRUE;
-          g_set_error (error, CATCHUP_ERROR,
-                       g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? CATCHUP_ERROR_CANCELLED
-                                                                                       : CATCHUP_ERROR_IO,
+          gboolean cancelled = g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+          g_set_error (error, cancelled ? G_IO_ERROR : CATCHUP_ERROR,
+                       cancelled ? G_IO_ERROR_CANCELLED : CATCHUP_ERROR_IO,
                        _("Could not read line %" G_GUINT64_FORMAT ": %s"), number + 1, read_error->message);
           return FALSE;
         }
       number++;
       if (g_cancellable_is_cancelled (cancellable))
         {
-          g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED, _("The import was cancelled"));
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The import was cancelled"));
           return FALSE;
         }
       if (len > 0 && raw[len - 1] == '\r')

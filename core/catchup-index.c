@@ -6,7 +6,6 @@
 #include "catchup-embed.h"
 #include "catchup-error.h"
 #include "catchup-index.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The text a chunk is indexed and embedded as: its turns as "speaker: text" lines, so that names are
@@ -58,7 +57,7 @@ delete_chunk (CatchupStore *store, gint64 id, const void *blob, int bytes, GErro
     return FALSE;
   text = catchup_index_chunk_text (turns);
   terms = catchup_text_terms_joined (text, TRUE);
-  st = catchup_store_prepare (store, "INSERT INTO chunks_fts (chunks_fts, rowid, terms) VALUES ('delete', ?, ?)",
+  st = catchup_db_prepare (catchup_store_db (store), "INSERT INTO chunks_fts (chunks_fts, rowid, terms) VALUES ('delete', ?, ?)",
                               error);
   if (st == NULL)
     return FALSE;
@@ -66,14 +65,14 @@ delete_chunk (CatchupStore *store, gint64 id, const void *blob, int bytes, GErro
   sqlite3_bind_text (st, 2, terms, -1, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk delete"), FALSE;
-  st = catchup_store_prepare (store, "DELETE FROM chunks WHERE id = ?", error);
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk delete"), FALSE;
+  st = catchup_db_prepare (catchup_store_db (store), "DELETE FROM chunks WHERE id = ?", error);
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, id);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk delete"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk delete"), FALSE;
   return TRUE;
 }
 
@@ -83,7 +82,7 @@ delete_chunks_from (CatchupStore *store, gint64 room, const CatchupPos *from, GE
 {
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GPtrArray) blobs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT id, rows FROM chunks WHERE room = ?1 AND (first_ts > ?2 OR (first_ts = ?2 AND first_row >= ?3))",
       error);
   int rc;
@@ -102,7 +101,7 @@ delete_chunks_from (CatchupStore *store, gint64 room, const CatchupPos *from, GE
     }
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk scan"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk scan"), FALSE;
   for (guint i = 0; i < ids->len; i++)
     {
       gsize bytes;
@@ -143,7 +142,7 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   catchup_embed_hashed_terms (all_terms, vec);
   catchup_vec_quantize (vec, q, CATCHUP_EMBED_DIM);
   catchup_index_text_hash (text, hash);
-  st = catchup_store_prepare (store,
+  st = catchup_db_prepare (catchup_store_db (store),
       "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows, vec, text_hash) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", error);
   if (st == NULL)
@@ -159,15 +158,15 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   sqlite3_bind_blob (st, 9, hash, sizeof hash, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk insert"), FALSE;
-  st = catchup_store_prepare (store, "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", error);
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk insert"), FALSE;
+  st = catchup_db_prepare (catchup_store_db (store), "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", error);
   if (st == NULL)
     return FALSE;
-  sqlite3_bind_int64 (st, 1, sqlite3_last_insert_rowid (store->db));
+  sqlite3_bind_int64 (st, 1, catchup_db_last_insert_rowid (catchup_store_db (store)));
   sqlite3_bind_text (st, 2, terms, -1, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk index"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk index"), FALSE;
   return TRUE;
 }
 
@@ -211,7 +210,7 @@ static gboolean
 query_pos (CatchupStore *store, const char *sql, gint64 room, gint64 arg, CatchupPos *out, gboolean *found,
            GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   int rc;
 
   if (st == NULL)
@@ -227,7 +226,7 @@ query_pos (CatchupStore *store, const char *sql, gint64 room, gint64 arg, Catchu
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "index state"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "index state"), FALSE;
   return TRUE;
 }
 
@@ -243,7 +242,7 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
   sqlite3_stmt *st;
   int rc;
 
-  st = catchup_store_prepare (store,
+  st = catchup_db_prepare (catchup_store_db (store),
       "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
       "(last_ts > ?2 OR (last_ts = ?2 AND last_row > ?3)) ORDER BY first_ts, first_row LIMIT 1", error);
   if (st == NULL)
@@ -260,10 +259,10 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "index restart"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "index restart"), FALSE;
   if (found)
     {
-      st = catchup_store_prepare (store,
+      st = catchup_db_prepare (catchup_store_db (store),
           "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
           "(first_ts < ?2 OR (first_ts = ?2 AND first_row < ?3)) ORDER BY first_ts DESC, first_row DESC LIMIT 1",
           error);
@@ -280,7 +279,7 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
         }
       sqlite3_reset (st);
       if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "index restart"), FALSE;
+        return catchup_db_set_error (catchup_store_db (store), rc, error, "index restart"), FALSE;
       *from_start = rc != SQLITE_ROW;
       return TRUE;
     }
@@ -313,12 +312,12 @@ hash_chunks (CatchupStore *store, GArray *ids, GError **error)
         return FALSE;
       text = catchup_index_chunk_text (turns);
       catchup_index_text_hash (text, hash);
-      if ((st = catchup_store_prepare (store, "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
+      if ((st = catchup_db_prepare (catchup_store_db (store), "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
         return FALSE;
       sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_STATIC);
       sqlite3_bind_int64 (st, 2, id);
       if ((rc = sqlite3_step (st)) != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+        return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk hashes"), FALSE;
     }
   return TRUE;
 }
@@ -326,14 +325,14 @@ hash_chunks (CatchupStore *store, GArray *ids, GError **error)
 static gboolean
 fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
 {
-  GHashTable *hashed = catchup_store_get_data (store, HASHED_ROOMS_KEY);
+  GHashTable *hashed = catchup_db_get_data (catchup_store_db (store), HASHED_ROOMS_KEY);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   sqlite3_stmt *st;
   int rc;
 
   if (hashed != NULL && g_hash_table_contains (hashed, &room))
     return TRUE;
-  st = catchup_store_prepare (store, "SELECT id FROM chunks WHERE room = ?1 AND text_hash IS NULL", error);
+  st = catchup_db_prepare (catchup_store_db (store), "SELECT id FROM chunks WHERE room = ?1 AND text_hash IS NULL", error);
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
@@ -345,7 +344,7 @@ fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
     }
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk hashes"), FALSE;
   if (!hash_chunks (store, ids, error))
     return FALSE;
   /* only once the hashes are in: a failed fill is tried again (a rollback of the surrounding transaction after
@@ -353,7 +352,7 @@ fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
   if (hashed == NULL)
     {
       hashed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-      catchup_store_set_data (store, HASHED_ROOMS_KEY, hashed, (GDestroyNotify) g_hash_table_unref);
+      catchup_db_set_data (catchup_store_db (store), HASHED_ROOMS_KEY, hashed, (GDestroyNotify) g_hash_table_unref);
     }
   g_hash_table_add (hashed, g_memdup2 (&room, sizeof room));
   return TRUE;
@@ -368,7 +367,7 @@ index_update_locked (CatchupStore *store, gint64 room, GError **error)
   sqlite3_stmt *st;
 
   if (!fill_text_hashes (store, room, error) ||
-      (st = catchup_store_prepare (store, "SELECT max_row FROM index_state WHERE room = ?", error)) == NULL)
+      (st = catchup_db_prepare (catchup_store_db (store), "SELECT max_row FROM index_state WHERE room = ?", error)) == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
   if (sqlite3_step (st) == SQLITE_ROW)
@@ -385,14 +384,12 @@ index_update_locked (CatchupStore *store, gint64 room, GError **error)
       !delete_chunks_from (store, room, from_start ? NULL : &start, error) ||
       !chunk_from (store, room, from_start ? NULL : &start, error))
     return FALSE;
-  st = catchup_store_prepare (store, "INSERT OR REPLACE INTO index_state (room, max_row) VALUES (?, ?)", error);
+  st = catchup_db_prepare (catchup_store_db (store), "INSERT OR REPLACE INTO index_state (room, max_row) VALUES (?, ?)", error);
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
   sqlite3_bind_int64 (st, 2, max.row);
-  if (sqlite3_step (st) != SQLITE_DONE)
-    return catchup_store_set_error (store, sqlite3_errcode (store->db), error, "index state"), FALSE;
-  return TRUE;
+  return catchup_db_step_done (catchup_store_db (store), st, error);
 }
 
 gboolean
@@ -416,7 +413,7 @@ catchup_index_clear (CatchupStore *store, gint64 room, GError **error)
   if (!catchup_store_begin (store, error))
     return FALSE;
   if (!delete_chunks_from (store, room, NULL, error) ||
-      (st = catchup_store_prepare (store, "DELETE FROM index_state WHERE room = ?", error)) == NULL)
+      (st = catchup_db_prepare (catchup_store_db (store), "DELETE FROM index_state WHERE room = ?", error)) == NULL)
     {
       catchup_store_rollback (store);
       return FALSE;
@@ -442,7 +439,7 @@ GPtrArray *
 catchup_index_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
 {
   g_autoptr (GBytes) rows = NULL;
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT rows FROM chunks WHERE id = ?", error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT rows FROM chunks WHERE id = ?", error);
   gsize bytes;
   const void *data;
   int rc;
@@ -477,7 +474,7 @@ catchup_index_search (CatchupStore *store, gint64 room, const char *match, const
                       GError **error)
 {
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (CatchupHit));
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT c.id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
       "WHERE chunks_fts MATCH ?1 AND c.room = ?2 AND (c.last_ts < ?3 OR (c.last_ts = ?3 AND c.last_row < ?4)) "
       "ORDER BY s LIMIT ?5", error);
@@ -499,7 +496,7 @@ catchup_index_search (CatchupStore *store, gint64 room, const char *match, const
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, "sparse retrieval");
+      catchup_db_set_error (catchup_store_db (store), rc, error, "sparse retrieval");
       return NULL;
     }
   return g_steal_pointer (&hits);
@@ -509,7 +506,7 @@ gboolean
 catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *before, CatchupIndexVecFunc func,
                            gpointer data, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT id, vec FROM chunks WHERE room = ?1 AND (last_ts < ?2 OR (last_ts = ?2 AND last_row < ?3))",
       error);
   int rc;
@@ -523,7 +520,7 @@ catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *b
       func (sqlite3_column_int64 (st, 0), sqlite3_column_blob (st, 1), data);
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "dense retrieval"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "dense retrieval"), FALSE;
   return TRUE;
 }
 
@@ -531,14 +528,14 @@ catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *b
 static gboolean
 ensure_vocab (CatchupStore *store, GError **error)
 {
-  return catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
+  return catchup_db_exec (catchup_store_db (store), "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
                                     "fts5vocab (main, chunks_fts, row)", error);
 }
 
 gboolean
 catchup_index_count_chunks (CatchupStore *store, double *n, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT count(*) FROM chunks", error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM chunks", error);
   int rc;
 
   *n = 0;
@@ -549,7 +546,7 @@ catchup_index_count_chunks (CatchupStore *store, double *n, GError **error)
     *n = sqlite3_column_double (st, 0);
   sqlite3_reset (st);
   if (rc != SQLITE_ROW)
-    return catchup_store_set_error (store, rc, error, "chunk count"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk count"), FALSE;
   return TRUE;
 }
 
@@ -561,7 +558,7 @@ catchup_index_term_docs (CatchupStore *store, const char *const *terms, guint n,
   if (n == 0)
     return TRUE;
   if (!ensure_vocab (store, error) ||
-      (st = catchup_store_prepare (store, "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
+      (st = catchup_db_prepare (catchup_store_db (store), "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
     return FALSE;
   for (guint i = 0; i < n; i++)
     {
@@ -574,7 +571,7 @@ catchup_index_term_docs (CatchupStore *store, const char *const *terms, guint n,
         df[i] = sqlite3_column_double (st, 0);
       sqlite3_reset (st);
       if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "term frequency"), FALSE;
+        return catchup_db_set_error (catchup_store_db (store), rc, error, "term frequency"), FALSE;
     }
   return TRUE;
 }

@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-records-model.h"
 #include "catchup-text.h"
@@ -69,7 +70,7 @@ typedef struct {
 static const CatchupMessage *
 evidence_of (const Check *c, JsonObject *action, const char *source)
 {
-  JsonArray *ids = catchup_llm_json_array (action, "evidence");
+  JsonArray *ids = catchup_json_array (action, "evidence");
   const CatchupMessage *first = NULL;
   gboolean by_source = FALSE;
 
@@ -108,7 +109,7 @@ valid_target (const Check *c, JsonObject *action, const char *owner, gint64 *tar
 {
   g_autoptr (CatchupRecord) head = NULL;
 
-  if (!catchup_llm_json_int (action, "target", target) || *target <= 0)
+  if (!catchup_json_int (action, "target", target) || *target <= 0)
     return FALSE;
   head = catchup_records_get (c->store, c->room, *target, NULL);
   return head != NULL && head->superseded_by == 0 && g_strcmp0 (head->owner, owner) == 0;
@@ -118,7 +119,7 @@ valid_target (const Check *c, JsonObject *action, const char *owner, gint64 *tar
 static CatchupRecord *
 record_of (const Check *c, JsonObject *action, gint64 *target)
 {
-  const char *op = catchup_llm_json_string (action, "op");
+  const char *op = catchup_json_string (action, "op");
   g_autofree char *kind_name = catchup_llm_json_text (action, "kind", 32);
   g_autofree char *source = catchup_llm_json_text (action, "source", MAX_FIELD_CHARS);
   g_autofree char *owner_name = catchup_llm_json_text (action, "owner", MAX_FIELD_CHARS);
@@ -154,7 +155,7 @@ actions_of (JsonNode *root)
 {
   if (JSON_NODE_HOLDS_ARRAY (root))
     return json_node_get_array (root);
-  return JSON_NODE_HOLDS_OBJECT (root) ? catchup_llm_json_array (json_node_get_object (root), "actions") : NULL;
+  return JSON_NODE_HOLDS_OBJECT (root) ? catchup_json_array (json_node_get_object (root), "actions") : NULL;
 }
 
 gboolean
@@ -197,7 +198,7 @@ catchup_records_apply_model_reply (CatchupStore *store, gint64 room, GPtrArray *
     {
       JsonNode *n = json_array_get_element (actions, i);
       JsonObject *action = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-      const char *op = action ? catchup_llm_json_string (action, "op") : NULL;
+      const char *op = action ? catchup_json_string (action, "op") : NULL;
       g_autoptr (CatchupRecord) rec = NULL;
       gint64 target = 0;
 

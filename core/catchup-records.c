@@ -688,7 +688,7 @@ collect_rows (CatchupStore *store, sqlite3_stmt *st, gpointer (*from_stmt) (sqli
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_steal_pointer (&out);
@@ -728,7 +728,7 @@ shares_term (const char *a, const char *b)
 static gboolean
 find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 *target, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "SELECT id, subject FROM records WHERE room = ?1 AND owner = ?2"
                                             " AND family = ?3 AND scope = ?4 AND superseded_by IS NULL"
                                             " ORDER BY ts DESC, id DESC LIMIT ?5",
@@ -752,7 +752,7 @@ find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return FALSE;
     }
   return TRUE;
@@ -761,7 +761,7 @@ find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 
 static gboolean
 insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "INSERT INTO records (room, row, ts, kind, family, scope, flags,"
                                             " source, owner, subject, text, supersedes)"
                                             " VALUES (?1, ?2, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
@@ -785,14 +785,13 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
                      SQLITE_TRANSIENT);
   if (rec->supersedes)
     sqlite3_bind_int64 (st, 13, rec->supersedes);
-  if (sqlite3_step (st) != SQLITE_DONE)
+  if (!catchup_db_step_done (catchup_store_db (store), st, error))
     {
-      catchup_store_set_error (store, sqlite3_errcode (store->db), error, _("Could not write to the history database"));
       sqlite3_reset (st);
       return FALSE;
     }
   sqlite3_reset (st);
-  rec->id = sqlite3_last_insert_rowid (store->db);
+  rec->id = catchup_db_last_insert_rowid (catchup_store_db (store));
   return TRUE;
 }
 
@@ -800,7 +799,7 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
 static gboolean
 run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   int rc;
 
   if (st == NULL)
@@ -811,7 +810,7 @@ run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **err
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
       return FALSE;
     }
   return TRUE;
@@ -833,7 +832,7 @@ catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *rec, gint6
 static char **
 roster_query (CatchupStore *store, gint64 room, const char *sql, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
   int rc;
 
@@ -845,7 +844,7 @@ roster_query (CatchupStore *store, gint64 room, const char *sql, GError **error)
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_strv_builder_end (b);
@@ -874,7 +873,7 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
 static gboolean
 add_turns (CatchupStore *store, gint64 room, const char *speaker, guint n, gboolean *added, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "UPDATE room_speakers SET turns = turns + ?3 WHERE room = ?1 AND speaker = ?2",
                                             error);
   int rc;
@@ -885,18 +884,18 @@ add_turns (CatchupStore *store, gint64 room, const char *speaker, guint n, gbool
   sqlite3_bind_text (st, 2, speaker, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (st, 3, n);
   rc = sqlite3_step (st);
-  *added = rc == SQLITE_DONE && sqlite3_changes (store->db) > 0;
+  *added = rc == SQLITE_DONE && catchup_db_changes (catchup_store_db (store)) > 0;
   sqlite3_reset (st);
   if (rc == SQLITE_DONE)
     return TRUE;
-  catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+  catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
   return FALSE;
 }
 
 static gboolean
 new_speaker (CatchupStore *store, gint64 room, const char *speaker, guint n, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, ?3)",
                                             error);
   int rc;
@@ -910,7 +909,7 @@ new_speaker (CatchupStore *store, gint64 room, const char *speaker, guint n, GEr
   sqlite3_reset (st);
   if (rc == SQLITE_DONE)
     return TRUE;
-  catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+  catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
   return FALSE;
 }
 
@@ -958,15 +957,22 @@ cached_roster_free (Roster *r)
   g_free (r);
 }
 
+/* The prepared rosters of the rooms this connection has written records for: room -> Roster. */
+#define ROSTERS_KEY "catchup-records-rosters"
+
 static const Roster *
 prepared_roster (CatchupStore *store, gint64 room, GPtrArray *new_speakers, GError **error)
 {
+  GHashTable *rosters = catchup_db_get_data (catchup_store_db (store), ROSTERS_KEY);
   g_auto (GStrv) names = NULL;
   Roster *r;
 
-  if (store->rosters == NULL)
-    store->rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
-  r = g_hash_table_lookup (store->rosters, &room);
+  if (rosters == NULL)
+    {
+      rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
+      catchup_db_set_data (catchup_store_db (store), ROSTERS_KEY, rosters, (GDestroyNotify) g_hash_table_unref);
+    }
+  r = g_hash_table_lookup (rosters, &room);
   if (r != NULL)
     {
       for (guint i = 0; i < new_speakers->len; i++)
@@ -978,7 +984,7 @@ prepared_roster (CatchupStore *store, gint64 room, GPtrArray *new_speakers, GErr
     return NULL;
   r = g_new0 (Roster, 1);
   roster_init (r, (const char *const *) names);
-  g_hash_table_insert (store->rosters, g_memdup2 (&room, sizeof room), r);
+  g_hash_table_insert (rosters, g_memdup2 (&room, sizeof room), r);
   return r;
 }
 
@@ -986,7 +992,7 @@ prepared_roster (CatchupStore *store, gint64 room, GPtrArray *new_speakers, GErr
 static gboolean
 query_int (CatchupStore *store, const char *sql, gint64 a, gint64 b, gint64 *out, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   int rc;
 
   *out = 0;
@@ -1000,7 +1006,7 @@ query_int (CatchupStore *store, const char *sql, gint64 a, gint64 b, gint64 *out
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return FALSE;
     }
   return TRUE;
@@ -1028,7 +1034,7 @@ message_from_stmt (sqlite3_stmt *st)
 static GPtrArray *
 new_messages (CatchupStore *store, gint64 room, gint64 seen, guint max_messages, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
                                             /* "+room": by row, not through the room's whole order index
                                              * and a sort of it; only rows after ?2 are read */
@@ -1104,7 +1110,7 @@ catchup_records_messages_after (CatchupStore *store, gint64 room, gint64 after_r
 GPtrArray *
 catchup_records_recent_heads (CatchupStore *store, gint64 room, guint limit, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE r.room = ?1 AND r.superseded_by IS NULL"
                                             " ORDER BY r.ts DESC, r.id DESC LIMIT ?2",
                                             error);
@@ -1126,9 +1132,26 @@ catchup_records_recent_heads (CatchupStore *store, gint64 room, guint limit, GEr
 }
 
 GPtrArray *
+catchup_records_between (CatchupStore *store, gint64 room, gint64 first_row, gint64 last_row, GError **error)
+{
+  /* "+r.room": the rows narrow it down; by the room's index the planner walked all of the room's records */
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
+                                            RECORD_SELECT " WHERE +r.room = ?1 AND r.row BETWEEN ?2 AND ?3"
+                                            " ORDER BY r.ts, r.id",
+                                            error);
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, first_row);
+  sqlite3_bind_int64 (st, 3, last_row);
+  return collect_records (store, st, error);
+}
+
+GPtrArray *
 catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE r.room = ?1"
                                             " AND (?2 IS NULL OR r.owner = ?2) AND (?3 = 0 OR r.superseded_by IS NULL)"
                                             " ORDER BY r.ts, r.id",
@@ -1146,7 +1169,7 @@ catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gbool
 CatchupRecord *
 catchup_records_get (CatchupStore *store, gint64 room, gint64 id, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE r.room = ?1 AND r.id = ?2",
                                             error);
   g_autoptr (GPtrArray) found = NULL;

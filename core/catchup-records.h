@@ -94,6 +94,9 @@ GPtrArray *catchup_records_recent_heads (CatchupStore *store, gint64 room, guint
 /* The room's records in time order; owner NULL for all, heads_only for what holds now. */
 GPtrArray *catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only,
                                  GError **error);
+/* The records drawn from the room's messages of rows first_row to last_row, in time order. */
+GPtrArray *catchup_records_between (CatchupStore *store, gint64 room, gint64 first_row, gint64 last_row,
+                                    GError **error);
 /* One record by id; NULL with CATCHUP_ERROR_NOT_FOUND. */
 CatchupRecord *catchup_records_get (CatchupStore *store, gint64 room, gint64 id, GError **error);
 /* The chain a record belongs to, oldest first, up to its head. */

@@ -75,13 +75,14 @@ typedef struct {
 
 static const char *const decision_cues[] = {
   "decided", "decision", "agreed", "we'll go with", "going with", "go with", "we went with", "settled",
-  "officially", "official", "final", "vote", "approved", "from now on", "instead of", "let's do that",
-  "let's go", "drops", "dropping", "amendment", "no longer", "moves to", "moved to", "postponed",
+  "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on", "instead of", "let's do that",
+  "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
   "rescheduled", "is rm", "takes over", NULL,
 };
 static const char *const request_cues[] = {
-  "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need",
-  "ptal", "take a look", "have a look", "re-ack", "ack when", NULL,
+  "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
+  "i need someone", "i need a", "i need the",
+  "ptal", "re-ack", "ack when", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
@@ -116,6 +117,14 @@ static const char *const social[] = {
   "morning", "good morning", "hi", "hello", "hey", "o/", "\\o/", "night", "good night", "bye", "thanks",
   "thank you", "thx", "ta", "lol", "haha", "nice", "cool", "great", "welcome back", "brb", "np", "see you",
   "cya", "awesome", "wow", NULL,
+};
+/* Encouragement and thanks: a personal chat is full of them, and none is news ("keep going!", "I won't give
+ * up", "your support means a lot"). */
+static const char *const pep[] = {
+  "keep going", "keep it up", "keep pushing", "keep on going", "keep at it", "never quit", "don't quit",
+  "give up", "right attitude", "believe in yourself", "proud of you", "thanks for the support",
+  "appreciate your help", "appreciate the support", "your support", "means a lot", "mean a lot", "rock on",
+  "you got this", "you can do it", "keep up the", "on this journey", "on this trip together", NULL,
 };
 /* Short answers: nothing on their own, but the answer to a question or request. */
 static const char *const answers[] = {
@@ -212,6 +221,110 @@ asks (const char *clean)
   return q && (!caption || q < caption);
 }
 
+/* The sentences of folded text that ask (end in "?") and those that do not, each run joined by spaces. */
+static void
+split_asked (const char *folded, GString *stated, GString *asked)
+{
+  const char *start = folded;
+  for (const char *p = folded;; p++) {
+    gboolean end = *p == '\0' || ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'));
+    if (!end)
+      continue;
+    GString *to = *p == '?' ? asked : stated;
+    g_string_append_len (to, start, p - start + (*p ? 1 : 0));
+    g_string_append_c (to, ' ');
+    if (!*p)
+      break;
+    start = p + 1;
+  }
+}
+
+static guint
+count_terms (const char *text)
+{
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (text);
+  return terms->len;
+}
+
+/* Folded text without what it quotes: "the rc1 mail said 'please test'" requests nothing. */
+#define QUOTE_MAX 120
+
+static const char *
+quote_end (const char *folded, const char *p)
+{
+  const char *close = NULL;
+  if (*p == '"')
+    close = strchr (p + 1, '"');
+  else if (g_str_has_prefix (p, "“"))
+    close = strstr (p, "”");
+  else if (*p == '\'' && (p == folded || p[-1] == ' '))
+    for (const char *q = p + 1; !close && (q = strchr (q, '\'')); q++)
+      if (q[1] == '\0' || strchr (" ,.;:!?)", q[1]))
+        close = q;
+  if (!close || close - p > QUOTE_MAX)
+    return NULL;
+  return close + (g_str_has_prefix (close, "”") ? strlen ("”") : 1);
+}
+
+static char *
+without_quotes (const char *folded)
+{
+  GString *out = g_string_sized_new (strlen (folded));
+  for (const char *p = folded; *p;) {
+    const char *end = quote_end (folded, p);
+    if (end) {
+      g_string_append_c (out, ' ');
+      p = end;
+    } else {
+      g_string_append_c (out, *p++);
+    }
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* Questions that keep a chat going and ask for nothing in particular. */
+static const char *const small_talk[] = {
+  "how about you", "and you", "what about you", "been up to", "what's up", "what's new", "what's been up",
+  "how are you", "how have you been", "how've you been", "how's it going", "how are things", "anything new",
+  "any news", "new things", "what's happening", "up with you", "what do you think", NULL,
+};
+
+/* Whether a message asks in earnest. Personal news that ends in a small-talk question ("my son got into an
+ * accident … What's been up with you?") is news: its question asks for nothing a reader needs. */
+static gboolean
+asks_in_earnest (const char *clean, const char *folded)
+{
+  if (!asks (clean))
+    return FALSE;
+  g_autoptr (GString) stated = g_string_new (NULL);
+  g_autoptr (GString) asked = g_string_new (NULL);
+  split_asked (folded, stated, asked);
+  return count_terms (asked->str) > 3 || !catchup_summary_has_any (asked->str, small_talk) ||
+         !catchup_summary_has_any (stated->str, first_person) || count_terms (stated->str) < 4;
+}
+
+/* A message of encouragement and thanks: what is left without its pep sentences has hardly a word. */
+static gboolean
+is_pep (const char *folded)
+{
+  if (!catchup_summary_has_any (folded, pep))
+    return FALSE;
+  guint left = 0;
+  const char *start = folded;
+  for (const char *p = folded;; p++) {
+    gboolean end = *p == '\0' || ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'));
+    if (!end)
+      continue;
+    g_autofree char *sentence = g_strndup (start, p - start);
+    if (!catchup_summary_has_any (sentence, pep) && !strstr (sentence, "[shares "))
+      left += count_terms (sentence);
+    if (!*p)
+      break;
+    start = p + 1;
+  }
+  return left < 4;
+}
+
 /* The cue class of a message, FALSE when none matches. */
 static gboolean
 cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
@@ -258,14 +371,25 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
   }
   const char *rest = after_reaction (folded);
   gboolean reaction_only = rest != folded && catchup_summary_count_words (rest) < 4;
-  if (cue_class (rest, worth, &score, &hits)) {
-    /* a question that mentions "release" asks about it; it announces nothing */
-    if (asks (clean) && (*worth == CATCHUP_WORTH_NEWS || *worth == CATCHUP_WORTH_STATUS))
+  /* cue words inside a quote are the quoted person's */
+  g_autofree char *said = without_quotes (rest);
+  g_autoptr (GString) stated = g_string_new (NULL);
+  g_autoptr (GString) asked = g_string_new (NULL);
+  gboolean earnest = asks_in_earnest (clean, folded);
+  split_asked (said, stated, asked);
+  if (cue_class (said, worth, &score, &hits)) {
+    CatchupWorth stated_worth;
+    double stated_score;
+    guint stated_hits;
+    /* a question that mentions "release" asks about it; it announces nothing, unless a statement around it does */
+    if (earnest && (*worth == CATCHUP_WORTH_NEWS || *worth == CATCHUP_WORTH_STATUS) &&
+        !(cue_class (stated->str, &stated_worth, &stated_score, &stated_hits) &&
+          (stated_worth == CATCHUP_WORTH_NEWS || stated_worth == CATCHUP_WORTH_STATUS)))
       *worth = CATCHUP_WORTH_QUESTION, score = 1.4;
-  } else if (asks (clean) && terms >= 3) {
+  } else if (earnest && terms >= 3) {
     *worth = CATCHUP_WORTH_QUESTION;
     score = 1.1;
-  } else if (catchup_summary_has_any (rest, first_person) && terms >= 4) {
+  } else if (catchup_summary_has_any (stated->str, first_person) && terms >= 4) {
     *worth = CATCHUP_WORTH_NEWS;
     score = 1.7;
   } else if (terms >= 8) {
@@ -275,6 +399,8 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
     return 0;
   if (reaction_only)
     score *= 0.4;
+  if (is_pep (folded))
+    score *= 0.35;
   return score + 0.3 * MIN (hits, 3) + MIN (terms, 20) / 20.0 + 0.15 * MIN (specifics (clean), 4);
 }
 
@@ -358,7 +484,7 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
     c.folded = g_utf8_casefold (c.clean, -1);
     c.terms = catchup_summary_terms (c.clean);
     c.words = catchup_summary_count_words (c.clean);
-    c.question = asks (c.clean);
+    c.question = asks_in_earnest (c.clean, c.folded);
     c.replaces = g_ptr_array_new ();
     c.context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
     c.gaps = gaps_of_utterance (mem, msg);
@@ -422,19 +548,41 @@ addressee (GArray *people, const CatchupCandidate *c)
   return NULL;
 }
 
-/* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. */
+/* Opened by a short answer: "yes, both", "on it", "I'll do it". */
 static gboolean
-takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
+opens_with_answer (const CatchupCandidate *r)
 {
   static const char *const short_answers[] = { "yes", "no", "yep", "nope", "yeah", "sure", "ok", "okay", "done",
                                                "not yet", "on it", "will do", "ack", "+1", "i can", "i'll", NULL };
-  g_autofree char *asker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
-  g_autoptr (GHashTable) set = catchup_summary_term_set (c->terms);
   g_autofree char *bare = bare_words (r->folded);
   for (guint i = 0; short_answers[i]; i++)
     if (g_str_has_prefix (bare, short_answers[i]) && !g_ascii_isalnum (bare[strlen (short_answers[i])]))
       return TRUE;
+  return FALSE;
+}
+
+/* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. */
+static gboolean
+takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
+{
+  g_autofree char *asker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
+  g_autoptr (GHashTable) set = catchup_summary_term_set (c->terms);
+  if (opens_with_answer (r))
+    return TRUE;
   return (*asker && catchup_text_has_folded_phrase (r->folded, asker)) || catchup_summary_overlap (r->terms, set) > 0;
+}
+
+/* Mostly a question of its own: besides an opening reaction, what it states has hardly a word ("Wow, that
+ * looks amazing! What do you love most about it?"). */
+static gboolean
+is_counter_question (const CatchupCandidate *r)
+{
+  if (!r->question || opens_with_answer (r))
+    return FALSE;
+  g_autoptr (GString) stated = g_string_new (NULL);
+  g_autoptr (GString) asked = g_string_new (NULL);
+  split_asked (after_reaction (r->folded), stated, asked);
+  return count_terms (stated->str) < 3;
 }
 
 /* A quick turn right after a question in a two-person exchange answers it even without a shared word; in a
@@ -463,7 +611,7 @@ find_answer (GArray *cands, guint q, GArray *people)
     if (!at_once && !takes_up (r, c))
       return -1;
     /* a counter-question is no answer; "yes, and when?" is */
-    if (r->question && r->words <= 12 && !is_only (r->folded, MIN (r->words, 3), answers))
+    if (is_counter_question (r))
       return -1;
     return j;
   }
@@ -489,11 +637,55 @@ link_answers (GArray *cands)
   }
 }
 
-/* An answer that needs its question to be read: short, or opened by yes/no or a pronoun ("yes, both", "it
- * did"). A self-contained answer ("carl owns the backup cron since March") stands on its own. */
-static gboolean
-needs_question (const CatchupCandidate *a)
+/* A message that fits the line is shown whole, but for an opening greeting ("Hey John!", "Thanks!"): an
+ * excerpt that starts at the sentence a focus matches cut the claim away from short messages ("thanks, I'll look
+ * after final. I want to give the reader API a proper read" kept only the second sentence; "yes, both. …" lost
+ * its answer). NULL when it does not fit. */
+static char *
+whole_text (const char *full, guint max_chars)
 {
+  /* a photo caption is what an excerpt leaves out first: the message fits when its words do */
+  g_autofree char *clean = g_strdup (full);
+  char *caption = strstr (clean, "[shares ");
+  if (caption && caption > clean && strchr (caption, ']') && strchr (caption, ']')[1] == '\0') {
+    *caption = '\0';
+    g_strchomp (clean);
+  }
+  if (g_utf8_strlen (clean, -1) > (glong) max_chars)
+    return NULL;
+  const char *from = clean;
+  for (guint k = 0; k < 2; k++) {
+    const char *end = strpbrk (from, ".!?");
+    while (end && end[1] && end[1] != ' ')
+      end = strpbrk (end + 1, ".!?");
+    if (!end || !end[1])
+      break;
+    g_autofree char *head = g_strndup (from, end + 1 - from);
+    g_autofree char *folded = g_utf8_casefold (head, -1);
+    if (!is_only (folded, catchup_summary_count_words (head), social))
+      break;
+    from = end + 1;
+    while (*from == ' ')
+      from++;
+  }
+  return g_strdup (from);
+}
+
+/* An answer that needs its question to be read: short, opened by yes/no or a pronoun ("yes, both", "it
+ * did"), or a few words that share none with it ("Three times a week" after "how often do you train?"). A self-contained
+ * answer ("carl owns the backup cron since March") stands on its own. */
+static gboolean
+needs_question (GArray *cands, const CatchupCandidate *a)
+{
+  const CatchupCandidate *q = cand (cands, a->asked);
+  if (q) {
+    g_autoptr (GHashTable) asked = catchup_summary_term_set (q->terms);
+    /* the words of the answer itself, without "Thanks, Maria!" */
+    g_autofree char *own = whole_text (a->clean, G_MAXUINT);
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (own);
+    if (terms->len <= 6 && catchup_summary_overlap (terms, asked) == 0)
+      return TRUE;
+  }
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
                                          "neither", "none", "it", "that", "they", "she", "he", "only", "probably",
                                          "maybe", "definitely", "absolutely", NULL };
@@ -619,7 +811,7 @@ cost (const CatchupCandidate *c, GArray *cands)
   g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
   add_agreement (probe, cands, c - &g_array_index (cands, CatchupCandidate, 0));
   guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len + (probe->agreed->len > 0);
-  if (c->asked >= 0 && needs_question (c) && !cand (cands, c->asked)->chosen)
+  if (c->asked >= 0 && needs_question (cands, c) && !cand (cands, c->asked)->chosen)
     n++;
   return n;
 }
@@ -639,7 +831,7 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   if ((!forced && ch->entries >= ch->budget.entries) || ch->rendered + n > ch->budget.rendered)
     return FALSE;
   /* an answer that needs its question is shown under it: the line is the question's */
-  if (c->asked >= 0 && needs_question (c)) {
+  if (c->asked >= 0 && needs_question (ch->cands, c)) {
     CatchupCandidate *q = cand (ch->cands, c->asked);
     if (q->chosen)
       return FALSE;
@@ -698,6 +890,9 @@ choose (GArray *cands, Budget budget)
 static CatchupSection
 section_of (const CatchupCandidate *c)
 {
+  /* a question shown with its answer is asked, whatever else it mentions ("question for tomorrow, do you…") */
+  if (c->question && c->answer >= 0 && c->worth != CATCHUP_WORTH_DECISION)
+    return CATCHUP_SECTION_ASKED;
   switch (c->worth) {
   case CATCHUP_WORTH_DECISION:
     return CATCHUP_SECTION_DECISIONS;
@@ -712,15 +907,37 @@ section_of (const CatchupCandidate *c)
   }
 }
 
+static char *
+show_text (const char *clean, GHashTable *focus, guint max_chars)
+{
+  char *whole = whole_text (clean, max_chars);
+  return whole ? whole : catchup_summary_excerpt (clean, focus, max_chars);
+}
+
+/* Whether someone else spoke soon after c: then an answer may be there that the summary did not recognise,
+ * and "no reply yet" would be a claim it cannot make. */
+static gboolean
+others_spoke_after (GArray *cands, const CatchupCandidate *c)
+{
+  for (guint j = c - &g_array_index (cands, CatchupCandidate, 0) + 1; j < cands->len; j++) {
+    const CatchupCandidate *r = cand (cands, j);
+    if (r->msg->ts - c->msg->ts > REPLY_SECONDS)
+      break;
+    if (g_strcmp0 (r->msg->speaker, c->msg->speaker) != 0 && !looks_like_bot (r->msg->speaker, r->folded))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void
 add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, guint max_chars)
 {
   const CatchupCandidate *a = cand (cands, c->answer);
   if (!a) {
-    line->no_reply = section_of (c) == CATCHUP_SECTION_ASKED;
+    line->no_reply = section_of (c) == CATCHUP_SECTION_ASKED && !others_spoke_after (cands, c);
     return;
   }
-  g_autofree char *text = catchup_summary_excerpt (a->clean, NULL, max_chars);
+  g_autofree char *text = show_text (a->clean, NULL, max_chars);
   g_ptr_array_add (line->reply, catchup_summary_item_new (NULL, a->msg->id, a->msg->speaker, a->msg->ts, text));
   g_ptr_array_add (line->sources, g_strdup (a->msg->id));
 }
@@ -741,8 +958,10 @@ add_replaced (CatchupSummaryLine *line, const CatchupCandidate *c, guint max_cha
 static char *
 line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
 {
-  /* a question shown with its answer must show what it asks */
-  g_autoptr (GHashTable) focus = c->answer >= 0 ? catchup_summary_question_focus (c->clean)
+  /* a question shown with its answer must show what it asks; a statement that ends in a request ("they come
+   * back in rc2 … dfarrow can you do that one too?") keeps its statement */
+  g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION
+                                   ? catchup_summary_question_focus (c->clean)
                                                 : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; mem && c->answer < 0 && i < c->gaps->len; i++) {
     CatchupGap *gap = mem->gaps->pdata[g_array_index (c->gaps, guint, i)];
@@ -750,7 +969,7 @@ line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
     for (guint t = 0; t < terms->len; t++)
       g_hash_table_add (focus, g_strdup (terms->pdata[t]));
   }
-  return catchup_summary_excerpt (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
+  return show_text (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
 }
 
 static CatchupSummaryLine *
@@ -766,6 +985,9 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
   add_agreement (line, cands, i);
   if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
     add_reply (line, cands, c, b->context_chars);
+  /* an answer shown under its question brings the references that explain it */
+  if (line->reply->len > 0)
+    g_ptr_array_extend_and_steal (line->context, g_ptr_array_ref (cand (cands, c->answer)->context));
   return line;
 }
 
@@ -781,11 +1003,11 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
 
   if (!mem || !mem->turns || mem->turns->len == 0)
     return;
-  refs = catchup_summary_refs_new (mem);
+  refs = catchup_summary_refs_new (mem, cands);
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if ((c->score > 0 || c->gaps->len > 0) && c->words >= 3) {
-      catchup_summary_resolve (c->context, c, refs, max_chars);
+      catchup_summary_resolve (c->context, c, i, refs, max_chars);
       if (c->context->len > 0)
         c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
     }
@@ -797,7 +1019,7 @@ drop_kind (GPtrArray *lines, guint kind, guint excess)
 {
   for (guint i = lines->len; i-- > 0 && excess > 0;) {
     CatchupSummaryLine *l = lines->pdata[i];
-    GPtrArray *items[] = { NULL, l->agreed, l->context, l->supersedes };
+    GPtrArray *items[] = { NULL, l->agreed, l->supersedes, l->context };
     if (kind == 0 && l->no_reply) {
       l->no_reply = FALSE;
       excess--;
@@ -815,7 +1037,8 @@ drop_kind (GPtrArray *lines, guint kind, guint excess)
 }
 
 /* Items are dropped where the budget is exceeded, latest lines first: "no reply yet", then agreement,
- * references and replaced states; answers stay with their questions. */
+ * replaced states and references (a line without the reference it leans on dangles; without the state it
+ * replaced it still says what holds now); answers stay with their questions. */
 static void
 fit_items (GPtrArray *lines, guint rendered)
 {
@@ -865,5 +1088,6 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   /* still in time order here, so "For you" is too */
   catchup_summary_mark_for_you (summary, window, opts->me);
   catchup_summary_sort_lines (summary->lines);
+  catchup_summary_apply_records (summary, window, opts->records, opts->me);
   return summary;
 }

@@ -59,27 +59,40 @@ rare_limit (GArray *cands)
   return MAX (2, cands->len / 8);
 }
 
-/* A candidate's rare terms (rare in the window: at most limit turns use them), each once. */
-static GPtrArray *
-rare_terms (const CatchupCandidate *c, GHashTable *df, guint limit)
+/* A candidate's rare terms (rare in the window: at most limit turns use them), each once, as sorted ids: topics
+ * compare every turn with the 80 before it, and comparing strings there cost more than the rest of the summary. */
+static GArray *
+rare_terms (const CatchupCandidate *c, GHashTable *df, GHashTable *ids, guint limit)
 {
-  GPtrArray *out = g_ptr_array_new ();
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint t = 0; t < c->terms->len; t++) {
     char *term = c->terms->pdata[t];
-    if (strlen (term) >= 3 && GPOINTER_TO_UINT (g_hash_table_lookup (df, term)) <= limit &&
-        !g_ptr_array_find_with_equal_func (out, term, g_str_equal, NULL))
-      g_ptr_array_add (out, term);
+    if (strlen (term) < 3 || GPOINTER_TO_UINT (g_hash_table_lookup (df, term)) > limit)
+      continue;
+    gpointer id;
+    if (!g_hash_table_lookup_extended (ids, term, NULL, &id)) {
+      id = GUINT_TO_POINTER (g_hash_table_size (ids));
+      g_hash_table_insert (ids, term, id);
+    }
+    guint v = GPOINTER_TO_UINT (id), k = 0;
+    while (k < out->len && g_array_index (out, guint, k) < v)
+      k++;
+    if (k == out->len || g_array_index (out, guint, k) != v)
+      g_array_insert_val (out, k, v);
   }
   return out;
 }
 
 static guint
-shared_rare (GPtrArray *a, GPtrArray *b)
+shared_rare (GArray *a, GArray *b)
 {
   guint n = 0;
-  for (guint i = 0; i < a->len; i++)
-    for (guint k = 0; k < b->len; k++)
-      n += g_str_equal (a->pdata[i], b->pdata[k]);
+  for (guint i = 0, k = 0; i < a->len && k < b->len;) {
+    guint x = g_array_index (a, guint, i), y = g_array_index (b, guint, k);
+    n += x == y;
+    i += x <= y;
+    k += y <= x;
+  }
   return n;
 }
 
@@ -95,17 +108,18 @@ catchup_summary_topics (GArray *cands)
   g_autoptr (GHashTable) worthy = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint limit = rare_limit (cands);
 
-  g_autoptr (GPtrArray) rare = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray) rare = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
 
   for (guint i = 0; i < cands->len; i++) {
     parent[i] = i;
-    g_ptr_array_add (rare, rare_terms (&g_array_index (cands, CatchupCandidate, i), df, limit));
+    g_ptr_array_add (rare, rare_terms (&g_array_index (cands, CatchupCandidate, i), df, ids, limit));
   }
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
     if (c->asked >= 0)
       join (parent, i, c->asked);
-    if (((GPtrArray *) rare->pdata[i])->len == 0)
+    if (((GArray *) rare->pdata[i])->len == 0)
       continue;
     for (guint j = i > TOPIC_REACH ? i - TOPIC_REACH : 0; j < i; j++) {
       guint shared = shared_rare (rare->pdata[i], rare->pdata[j]);
@@ -143,12 +157,26 @@ in_words (const char *w, const char *const *list)
   return FALSE;
 }
 
+/* Every word of every turn compared is looked up: a set, filled once (lookups are thread-safe). */
+static gboolean
+is_date_word (const char *w)
+{
+  static GHashTable *set;
+  if (g_once_init_enter (&set)) {
+    GHashTable *s = g_hash_table_new (g_str_hash, g_str_equal);
+    for (guint i = 0; date_words[i]; i++)
+      g_hash_table_add (s, (gpointer) date_words[i]);
+    g_once_init_leave (&set, s);
+  }
+  return g_hash_table_contains (set, w);
+}
+
 static ValueKind
 kind_of_word (const char *w)
 {
   gsize len = strlen (w);
-  if (in_words (w, date_words))
-    return VALUE_DATE;
+  if (!g_ascii_isdigit (w[0]) && w[0] != '#')
+    return is_date_word (w) ? VALUE_DATE : N_VALUE_KINDS;
   if (strchr (w, ':') && g_ascii_isdigit (w[0]))
     return VALUE_TIME;
   if (len > 2 && g_ascii_isdigit (w[0]) && (g_str_has_suffix (w, "am") || g_str_has_suffix (w, "pm")))
@@ -188,12 +216,17 @@ facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_spe
   for (guint i = 0; words[i]; i++) {
     char *w = words[i];
     gsize len = strlen (w);
+    /* "ravi: ..." addresses ravi; it says nothing about who does what */
+    gboolean address = i == 0 && len > 1 && w[len - 1] == ':';
     while (len > 0 && strchr (".:", w[len - 1]))
       w[--len] = '\0';
     if (!*w)
       continue;
     ValueKind k = kind_of_word (w);
-    if (k == N_VALUE_KINDS && g_hash_table_contains (people, w) && strcmp (w, own) != 0)
+    /* an issue number or a version names what a line is about, not a state it holds */
+    if (k == VALUE_NUMBER && (w[0] == '#' || strchr (w, '.')))
+      continue;
+    if (k == N_VALUE_KINDS && !address && g_hash_table_contains (people, w) && strcmp (w, own) != 0)
       k = VALUE_PERSON;
     if (k != N_VALUE_KINDS)
       g_hash_table_add (f->values[k], g_strdup (w));
@@ -238,12 +271,14 @@ shared_words (const Facts *a, const Facts *b)
   return n;
 }
 
-/* Words that say a state changed. */
+/* Words that say a state changed. Only words that say it of a state: "actually", "anymore", "no longer" and a
+ * bare "now" read as revisions on the dev windows replaced lines they had nothing to do with ("what actually
+ * ships", "your reproducer no longer crashes"). */
 static const char *const revision_cues[] = {
-  "moves to", "moved to", "move to", "moving to", "now", "instead", "changed", "change to", "from now on",
-  "no longer", "actually", "correction", "update", "updated", "rescheduled", "postponed", "pushed to",
-  "pushed back", "new date", "new time", "takes over", "taking over", "not anymore", "anymore", "switch to",
-  "switched to", "replaced", "replaces", "rather", "after all", "scratch that", NULL,
+  "moves to", "moved to", "move to", "moving to", "is now", "are now", "it's now", "now on", "from now",
+  "instead", "changed to", "change to", "correction", "rescheduled", "postponed", "pushed to", "pushed back",
+  "new date", "new time", "takes over", "taking over", "switch to", "switched to", "replaced", "replaces",
+  "after all", "scratch that", NULL,
 };
 
 static GHashTable *
@@ -331,7 +366,10 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
         continue;
       const Facts *fj = window_facts (&fc, cands, j);
       guint shared = shared_words (fi, fj);
-      if ((shared >= 2 || (shared >= 1 && e->topic == c->topic)) && changes_value (fi, fj, ALL_KINDS)) {
+      /* one shared word is a topic only when one line answers the other; a topic of rare words alone let a
+       * line replace unrelated ones */
+      gboolean replies = c->asked == (gint) j || e->answer == (gint) i;
+      if ((shared >= 2 || (shared >= 1 && replies)) && changes_value (fi, fj, ALL_KINDS)) {
         e->superseded_by = i;
         g_ptr_array_add (c->replaces, e->msg);
       }
@@ -349,19 +387,54 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
 
 #define LEFT_OUT_SCORE 1.5
 
-/* The keyword of a topic: its best line's rarest longer term. */
-static const char *
+/* Words that are no stop words for retrieval but name no topic either. */
+static const char *const vague_words[] = {
+  "anyone", "anybody", "someone", "somebody", "everyone", "everybody", "anything", "something", "everything",
+  "nothing", "rather", "actually", "maybe", "still", "always", "never", "already", "again", "soon", "later",
+  "today", "tonight", "tomorrow", "yesterday", "week", "weekend", "time", "thing", "things", "stuff", "lots",
+  "little", "good", "great", "nice", "sure", "thanks", "thank", "though", "anyway", "pretty", "quite", "kind",
+  "sort", "well", "back", "right", "able", "going", "gonna", "want", "need", "think", "know", "like", "make",
+  "made", "said", "says", "looks", "look", "sounds", "sound", "glad", "love", "awesome", "amazing", "cool",
+  "fine", "last", "next", "first", "many", "every", "since", "without", "around", "there", "these", "those",
+  "yours", "mine", "where", "whether", NULL,
+};
+
+/* The word of clean as it was written whose term is term: a whole word, no contraction ("doesn't" gives the
+ * term "doesn", which is no word), no vague word; NULL when there is none. */
+static char *
+surface_word (const char *clean, const char *term)
+{
+  g_auto (GStrv) words = g_strsplit_set (clean, " ,.;:!?()[]{}\"/", -1);
+
+  for (guint i = 0; words[i]; i++) {
+    const char *w = words[i];
+    g_autofree char *lower = g_utf8_strdown (w, -1);
+    if (strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words))
+      continue;
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (w);
+    if (terms->len == 1 && g_str_equal (terms->pdata[0], term))
+      return g_strdup (w);
+  }
+  return NULL;
+}
+
+/* The keyword of a topic: its best line's rarest longer word, as written. */
+static char *
 keyword (const CatchupCandidate *c, GHashTable *df)
 {
-  const char *best = NULL;
+  char *best = NULL;
   guint best_df = G_MAXUINT;
   for (guint t = 0; t < c->terms->len; t++) {
     const char *term = c->terms->pdata[t];
     guint d = GPOINTER_TO_UINT (g_hash_table_lookup (df, term));
-    if (strlen (term) >= 4 && !g_ascii_isdigit (term[0]) && d < best_df) {
-      best = term;
-      best_df = d;
-    }
+    if (strlen (term) < 4 || g_ascii_isdigit (term[0]) || d >= best_df)
+      continue;
+    char *word = surface_word (c->clean, term);
+    if (!word)
+      continue;
+    g_free (best);
+    best = word;
+    best_df = d;
   }
   return best;
 }
@@ -389,9 +462,9 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
     if (g_hash_table_lookup (best, key) != c || g_hash_table_contains (shown, key))
       continue;
     n++;
-    const char *k = keyword (c, df);
+    g_autofree char *k = keyword (c, df);
     if (k && terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
-      g_ptr_array_add (terms_out, g_strdup (k));
+      g_ptr_array_add (terms_out, g_steal_pointer (&k));
   }
   return n;
 }

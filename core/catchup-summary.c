@@ -124,6 +124,7 @@ catchup_summary_line_free (CatchupSummaryLine *line)
   g_clear_pointer (&line->agreed, g_ptr_array_unref);
   g_clear_pointer (&line->reply, g_ptr_array_unref);
   g_clear_pointer (&line->supersedes, g_ptr_array_unref);
+  catchup_summary_item_free (line->before);
   g_free (line);
 }
 
@@ -297,7 +298,7 @@ continues (const CatchupSummaryLine *prev, const CatchupSummaryLine *line)
   return prev && catchup_summary_line_source (prev) && catchup_summary_line_source (line) &&
          prev->section == line->section && g_strcmp0 (prev->speaker, line->speaker) == 0 &&
          line->ts - prev->ts <= CONTINUE_SECONDS && prev->context->len + prev->agreed->len + prev->reply->len +
-         prev->supersedes->len == 0 && !prev->no_reply;
+         prev->supersedes->len == 0 && !prev->no_reply && !prev->before && !line->before;
 }
 
 /* "text (speaker, Tue 09:38)" for a cited message, the text alone for a model's uncited note. */
@@ -316,6 +317,9 @@ cited (const CatchupSummaryItem *item, gint64 window_end)
 static void
 append_items (GString *out, const CatchupSummaryLine *line, gint64 window_end)
 {
+  if (line->before)
+    /* Translators: under a request to the user or their own commitment from before the window */
+    g_string_append_printf (out, "  ↳ %s\n", _("still open, from before this window"));
   for (guint k = 0; k < line->context->len; k++) {
     const CatchupSummaryItem *item = line->context->pdata[k];
     g_autofree char *quote = cited (item, window_end);
@@ -404,7 +408,9 @@ catchup_summary_to_text (const CatchupSummary *summary)
       g_string_append_printf (out, "  + (%s): %s\n", when, text);
     } else {
       g_autofree char *who = catchup_summary_sanitize (line->speaker);
-      g_autofree char *when = line->ts ? catchup_summary_format_time (line->ts, time_format) : NULL;
+      g_autofree char *when = !line->ts ? NULL
+                              : line->before ? catchup_summary_format_older (line->ts, summary->head.last_ts)
+                                             : catchup_summary_format_time (line->ts, time_format);
       if (when)
         g_string_append_printf (out, "• %s (%s): %s\n", who, when, text);
       else

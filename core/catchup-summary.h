@@ -1,6 +1,7 @@
 #pragma once
 
 #include "catchup-memory.h"
+#include "catchup-records.h"
 
 G_BEGIN_DECLS
 
@@ -58,6 +59,9 @@ typedef struct {
   GPtrArray *reply;       /* CatchupSummaryItem: answers to this question or request, in the window */
   GPtrArray *supersedes;  /* CatchupSummaryItem: earlier states (window or memory) that this line revises */
   gboolean no_reply;      /* a question or request nobody answered in the window */
+  CatchupSummaryItem *before; /* a line about a message from before the window that is still open (a request
+                               * to the user, their own commitment): that message, which speaker, ts and text
+                               * quote; sources is then empty. NULL for a line about the window. */
 } CatchupSummaryLine;
 
 CatchupSummaryLine *catchup_summary_line_new (CatchupSection section, const char *source_id, const char *speaker,
@@ -97,6 +101,7 @@ void catchup_summary_set_head (CatchupSummary *summary, GPtrArray *window, guint
 typedef struct {
   CatchupLength length;
   const char *me;          /* the user's nick in the room (NULL: no "For you" section) */
+  GPtrArray *records;      /* CatchupRecord (borrowed): what catchup_summary_records_load read; NULL: none */
 } CatchupSummaryOptions;
 
 void catchup_summary_options_init (CatchupSummaryOptions *opts);
@@ -106,6 +111,17 @@ CatchupSummary *catchup_summary_extractive (GPtrArray *window, CatchupMemory *me
                                             const CatchupSummaryOptions *opts);
 /* Moves lines whose main source names me or asks me something into "For you" (any producer's lines). */
 void catchup_summary_mark_for_you (CatchupSummary *summary, GPtrArray *window, const char *me);
+
+/* The derived track's records a summary of window reads (GPtrArray of CatchupRecord): those drawn from the
+ * window's messages, the earlier records they directly supersede, and, when me is given, me's open
+ * commitments and the open requests to me. */
+GPtrArray *catchup_summary_records_load (CatchupStore *store, gint64 room, GPtrArray *window, const char *me,
+                                         GError **error);
+/* What the records add to any producer's summary: "For you" gets the open requests to me and my own open
+ * commitments (those from before the window as lines of their own, marked), and a decision line shows the
+ * earlier decision its record replaced; a line whose decision a later shown line replaced moves under it. */
+void catchup_summary_apply_records (CatchupSummary *summary, GPtrArray *window, GPtrArray *records,
+                                    const char *me);
 /* Plain text: the headline, then each non-empty section under its heading, one "•" line per entry and one "↳"
  * line per context item, answer, assent or replaced state; the left-out topics; the notice. */
 char *catchup_summary_to_text (const CatchupSummary *summary);

@@ -783,6 +783,7 @@ worker (gpointer data)
 {
   CatchupWriter *w = data;
 
+  catchup_store_take_over (w->store);
   while (run_round (w))
     ;
   finish (w);
@@ -810,6 +811,8 @@ catchup_writer_new (const char *db_path, GError **error)
   w->abort = g_cancellable_new ();
   catchup_store_set_abort (store, w->abort);
   catchup_store_set_busy_timeout (store, WRITER_BUSY_TIMEOUT_MS);
+  /* from here on the worker's alone (it is closed here again only after the worker has ended) */
+  catchup_store_hand_over (store);
   w->context = g_main_context_ref_thread_default ();
   w->rooms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   w->held = g_ptr_array_new ();

@@ -2,6 +2,7 @@
 
 /* The core library's umbrella header: the plugin and the command-line tool include only this. */
 
+#include "catchup-db.h"
 #include "catchup-error.h"
 #include "catchup-message.h"
 #include "catchup-text.h"

@@ -123,8 +123,7 @@ fill_done (GObject *source, GAsyncResult *result, gpointer data)
   g_free (known_model);
   known_model = computed >= 0 ? g_strdup (job->model_key) : NULL;
   known_dim = computed >= 0 ? job->dim : 0;
-  if (computed < 0 && !g_error_matches (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (computed < 0 && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     purple_debug_warning ("catchup", "embedding the history failed: %s\n", error->message);
   else if (computed > 0)
     purple_debug_info ("catchup", "embedded %" G_GSSIZE_FORMAT " texts of the history\n", computed);
@@ -165,8 +164,7 @@ records_done (GObject *source, GAsyncResult *result, gpointer data)
   g_autofree CatchupRecordsModelStats *stats = g_task_propagate_pointer (G_TASK (result), &error);
 
   records_running = FALSE;
-  if (stats == NULL && !g_error_matches (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (stats == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     purple_debug_warning ("catchup", "writing records with the model failed: %s\n", error->message);
   else if (stats != NULL && stats->calls > 0)
     purple_debug_info ("catchup", "the model wrote %u records (%u actions dropped) in %u calls\n", stats->applied,

@@ -111,6 +111,9 @@ cited (const Render *r, const CatchupSummaryItem *item)
 static void
 add_items (Render *r, const CatchupSummaryLine *line)
 {
+  if (line->before != NULL)
+    /* Translators: under a request to the user or their own commitment from before the window */
+    add_row (r, CATCHUP_ROW_ITEM, NULL, NULL, g_strdup (_("still open, from before this window")));
   for (guint i = 0; line->context != NULL && i < line->context->len; i++)
     {
       const CatchupSummaryItem *item = line->context->pdata[i];
@@ -189,7 +192,8 @@ catchup_render_rows (const CatchupSummary *summary, gboolean for_room)
           add_row (&r, CATCHUP_ROW_SECTION, NULL, NULL, g_strdup (catchup_section_title (line->section)));
         }
       add_row (&r, CATCHUP_ROW_LINE, line->speaker,
-               line->speaker && line->ts ? format_local (line->ts, r.style) : NULL,
+               !line->speaker || !line->ts ? NULL
+               : line->before != NULL ? item_time (&r, line->ts) : format_local (line->ts, r.style),
                g_strdup (line->text ? line->text : ""));
       add_items (&r, line);
     }

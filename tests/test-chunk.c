@@ -277,11 +277,10 @@ db_add_one (Db *db, CatchupMessage *m)
 static void
 exec_ok (CatchupStore *store, const char *sql)
 {
-  char *err = NULL;
-  int rc = sqlite3_exec (store->db, sql, NULL, NULL, &err);
+  g_autoptr (GError) error = NULL;
 
-  g_assert_cmpstr (err, ==, NULL);
-  g_assert_cmpint (rc, ==, SQLITE_OK);
+  g_assert_true (catchup_db_exec (catchup_store_db (store), sql, &error));
+  g_assert_no_error (error);
 }
 
 static gint64
@@ -290,10 +289,10 @@ sql_int (CatchupStore *store, const char *sql)
   sqlite3_stmt *st = NULL;
   gint64 v;
 
-  g_assert_cmpint (sqlite3_prepare_v2 (store->db, sql, -1, &st, NULL), ==, SQLITE_OK);
+  g_assert_nonnull (st = catchup_db_prepare (catchup_store_db (store), sql, NULL));
   g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
   v = sqlite3_column_int64 (st, 0);
-  sqlite3_finalize (st);
+  sqlite3_reset (st);
   return v;
 }
 
@@ -304,9 +303,8 @@ chunk_signature (Db *db)
   g_autoptr (GString) out = g_string_new (NULL);
   sqlite3_stmt *st = NULL;
 
-  g_assert_cmpint (sqlite3_prepare_v2 (db->store->db, "SELECT rows, tokens, hex(vec), first_row, last_row "
-                                       "FROM chunks WHERE room = ? ORDER BY first_ts, first_row", -1, &st, NULL),
-                   ==, SQLITE_OK);
+  g_assert_nonnull (st = catchup_db_prepare (catchup_store_db (db->store), "SELECT rows, tokens, hex(vec), first_row, last_row "
+                                       "FROM chunks WHERE room = ? ORDER BY first_ts, first_row", NULL));
   sqlite3_bind_int64 (st, 1, db->room);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
@@ -344,7 +342,7 @@ chunk_signature (Db *db)
         g_string_append_printf (out, "| %d | %.8s\n", sqlite3_column_int (st, 1), vec);
       }
     }
-  sqlite3_finalize (st);
+  sqlite3_reset (st);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
@@ -356,12 +354,11 @@ fts_signature (Db *db)
   sqlite3_stmt *st = NULL;
 
   exec_ok (db->store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.test_vocab USING fts5vocab (main, chunks_fts, row)");
-  g_assert_cmpint (sqlite3_prepare_v2 (db->store->db, "SELECT term, doc, cnt FROM temp.test_vocab ORDER BY term",
-                                       -1, &st, NULL), ==, SQLITE_OK);
+  g_assert_nonnull (st = catchup_db_prepare (catchup_store_db (db->store), "SELECT term, doc, cnt FROM temp.test_vocab ORDER BY term", NULL));
   while (sqlite3_step (st) == SQLITE_ROW)
     g_string_append_printf (out, "%s %d %d\n", sqlite3_column_text (st, 0), sqlite3_column_int (st, 1),
                             sqlite3_column_int (st, 2));
-  sqlite3_finalize (st);
+  sqlite3_reset (st);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 

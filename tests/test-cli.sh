@@ -279,6 +279,31 @@ run 0 "summarize --window" summarize --db "$db" --room stationkit --window s021.
 json_check "summarize --window" 'assert doc["window"]["first"] == "s021" and doc["window"]["last"] == "s035"'
 run 0 "summarize as text" summarize --db "$db" --room stationkit --last 17 --length detailed
 if [ "$(wc -l <"$tmp/out")" -ge 2 ]; then ok "summary text has lines"; else not_ok "summary text has lines"; fi
+# A window cut by the room's maximum says so in its headline, and how to see the rest.
+run 0 "summarize capped by a maximum" summarize --db "$db" --room stationkit --last 30 --max 12
+out_has '^12 messages .*only the newest 12 of 30 messages.*the last 30' "the capped headline says what was left out"
+run 0 "summarize capped, JSON" summarize --db "$db" --room stationkit --last 30 --max 12 --json
+json_check "capped head in JSON" 'h = doc["summary"]["head"]; assert h["capped"] and h["shown"] == 12 and h["total"] == 30, h'
+# "For you" reads the records: a request to the user (one of the room's speakers) from before the window is
+# still open, and shown so.
+cat >"$tmp/fy.jsonl" <<'EOF'
+{"room":"rel","id":"a1","ts":"2026-03-02T09:00:00Z","speaker":"bert","text":"mira: can you send the advisory text to the distros list before the embargo ends?"}
+{"room":"rel","id":"a0","ts":"2026-03-02T08:50:00Z","speaker":"mira","text":"morning, back from the conference"}
+{"room":"rel","id":"a2","ts":"2026-03-02T09:10:00Z","speaker":"carl","text":"decided: the 3.0 release date is Thursday, tarballs from the release branch"}
+{"room":"rel","id":"w1","ts":"2026-03-04T10:00:00Z","speaker":"carl","text":"change of plan: the 3.0 release date moves to Friday, tarballs still from the release branch"}
+{"room":"rel","id":"w2","ts":"2026-03-04T10:02:00Z","speaker":"dana","text":"the windows runners are green again after the image update"}
+{"room":"rel","id":"w3","ts":"2026-03-04T10:09:00Z","speaker":"carl","text":"I'll write the announcement draft tonight"}
+EOF
+run 0 "import a room with records" import --db "$tmp/fy.db" --format jsonl "$tmp/fy.jsonl"
+run 0 "summarize --me with an open request from before" summarize --db "$tmp/fy.db" --room rel --window w1..w3 --me mira --method none
+out_has 'still open, from before this window' "the earlier request is marked as such"
+out_has 'was: decided: the 3.0 release date is Thursday' "the decision shows what it replaced"
+run 0 "summarize --me --json" summarize --db "$tmp/fy.db" --room rel --window w1..w3 --me mira --method none --json
+json_check "the earlier request in JSON" '
+l = doc["summary"]["lines"][0]
+assert l["section"] == "for-you" and l["sources"] == [] and l["before"][0]["id"] == "a1", l'
+run 2 "summarize with a negative --max" summarize --db "$db" --room stationkit --last 5 --max -1
+err_has 'max' "bad --max is named"
 
 run 2 "summarize without a window" summarize --db "$db" --room stationkit
 err_has 'exactly one' "missing window option explained"

@@ -371,7 +371,8 @@ static void
 test_old_memory (void)
 {
   const Row old[] = {
-    { "o1", T0 - 7 * DAY + 3600, "carl", "if the primary queue broker dies we fall back to the HTTP poller" },
+    /* one shared word is no evidence: the turn shares two of the line's new words */
+    { "o1", T0 - 7 * DAY + 3600, "carl", "if the primary queue broker dies we fall back to the HTTP poller, slower" },
   };
   g_autoptr (GPtrArray) window = messages_from (incident, G_N_ELEMENTS (incident));
   CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
@@ -712,7 +713,7 @@ test_my_dog (void)
   const Row others[] = { { "m1", T0 - DAY, "bo", "my dog Rex loves the beach, we go every Sunday" } };
   const Row own[] = {
     { "m1", T0 - DAY, "bo", "my dog Rex loves the beach, we go every Sunday" },
-    { "m2", T0 - DAY + 60, "ana", "we adopted a dog last month, a border collie called Pixel" },
+    { "m2", T0 - DAY + 60, "ana", "we adopted a dog last month, a border collie called Pixel, she loves treats" },
   };
   g_autoptr (GPtrArray) window = messages_from (dog_window, G_N_ELEMENTS (dog_window));
   CatchupMemory *mem = memory_new (others, G_N_ELEMENTS (others));
@@ -803,6 +804,239 @@ test_decisive_last (void)
   }
 }
 
+/* "actually" says nothing changed: a later line using it with another number replaces no earlier line. */
+static void
+test_actually_no_revision (void)
+{
+  const Row rows[] = {
+    { "x1", T0, "tkovac", "#1473 landed on the release branch last night around 21:40, rc2 goes out today" },
+    { "x2", T0 + 5 * MIN_, "pbaird", "the big-endian runner is back, the queue is 14 jobs deep" },
+    { "x3", T0 + 60 * MIN_, "mira", "for the announcement I'll quote the numbers for what actually ships in 3.0 from the release branch" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+
+  rendered_lines (s);
+  g_assert_true (has_line (s, "x1"));
+  for (guint i = 0; i < s->lines->len; i++)
+    g_assert_cmpuint (((CatchupSummaryLine *) s->lines->pdata[i])->supersedes->len, ==, 0);
+}
+
+/* Personal news that ends in a small-talk question is news, not a question waiting for its reply. */
+static void
+test_news_with_small_talk (void)
+{
+  const Row rows[] = {
+    { "n1", T0, "Melanie", "Hey Caroline, that roadtrip this past weekend was insane! We were all freaked when my son got "
+                           "into an accident. We were so lucky he was okay. What's been up with you lately?" },
+    { "n2", T0 + MIN_, "Caroline", "Oops, sorry 'bout the accident! Thank goodness your son's okay. Life sure can be a "
+                                   "roller coaster." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "n1");
+
+  rendered_lines (s);
+  g_assert_nonnull (line);
+  g_assert_cmpint (line->section, ==, CATCHUP_SECTION_NEWS);
+  g_assert_nonnull (strstr (line->text, "my son got into an accident"));
+}
+
+/* The topics left out are named by words as written: never a stem ("packag") or a contraction ("doesn"). */
+static void
+test_left_out_words (void)
+{
+  g_autoptr (GPtrArray) window = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  static const char *const topics[] = {
+    "the packaging for debian doesn't need the compat package anymore, I checked the dependencies",
+    "the checksums section of the download page is generated from the published files now",
+    "someone broke the nightly fuzzing builds, the corpus generator writes broken headers",
+    "the translations for the porting guide are missing the deprecation table",
+    "our gateways rolled out the update, the telemetry looks normal on every device",
+    "the mirrors were slower than usual because the tarballs were downloaded thousands of times",
+    "the keyboard shortcut for the search dialog conflicts with the accessibility settings",
+    "the conference talk about the parser rewrite was accepted for the autumn programme",
+    "the benchmark machine rebooted during the profiling runs and lost the results",
+    "the license headers in the examples folder still name the previous copyright holder",
+    "the roadmap page lists features that were deferred to the next major version",
+    "the mailing list archive search is broken since the hosting migration happened",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (topics); i++) {
+    g_autofree char *id = g_strdup_printf ("t%02u", i);
+    g_ptr_array_add (window, catchup_message_new (id, T0 + i * 90 * MIN_, i % 2 ? "bert" : "carl", topics[i]));
+  }
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  rendered_lines (s);
+  g_assert_cmpuint (s->topics_left_out, >, 0);
+  g_assert_cmpuint (s->left_out_terms->len, >, 0);
+  for (guint i = 0; i < s->left_out_terms->len; i++) {
+    const char *word = s->left_out_terms->pdata[i];
+    g_autofree char *pattern = g_strdup_printf (" %s", word);
+    gboolean written = FALSE;
+    for (guint k = 0; k < G_N_ELEMENTS (topics) && !written; k++) {
+      g_autofree char *padded = g_strdup_printf (" %s ", topics[k]);
+      g_autofree char *needle = g_strdup_printf (" %s", word);
+      const char *at = strstr (padded, needle);
+      written = at && strchr (" ,.", at[strlen (needle)]);
+    }
+    g_assert_true (written);
+    g_assert_null (strchr (word, '\''));
+  }
+}
+
+/* ---- the records ---- */
+
+static CatchupRecord *
+record_new (gint64 id, CatchupRecordKind kind, guint flags, const char *source, const char *owner, const char *subject,
+            const char *msg_id, gint64 ts, const char *text)
+{
+  CatchupRecord *r = g_new0 (CatchupRecord, 1);
+  r->id = id;
+  r->kind = kind;
+  r->scope = *owner ? CATCHUP_RECORD_PERSON : CATCHUP_RECORD_GROUP;
+  r->flags = flags;
+  r->source = g_strdup (source);
+  r->owner = g_strdup (owner);
+  r->subject = g_strdup (subject);
+  r->text = g_strdup (text);
+  r->ts = ts;
+  r->row = id;
+  r->msg_id = g_strdup (msg_id);
+  return r;
+}
+
+static GPtrArray *
+records_array (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
+}
+
+static CatchupSummary *
+summarize_with (GPtrArray *window, GPtrArray *records, const char *me)
+{
+  CatchupSummaryOptions opts;
+  catchup_summary_options_init (&opts);
+  opts.me = me;
+  opts.records = records;
+  return catchup_summary_extractive (window, NULL, &opts);
+}
+
+static const CatchupSummaryLine *
+line_before (const CatchupSummary *s, const char *id)
+{
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    if (line->before && g_strcmp0 (line->before->id, id) == 0)
+      return line;
+  }
+  return NULL;
+}
+
+static const Row release_week[] = {
+  { "r1", T0, "carl", "the windows runners are green again after the image update" },
+  { "r2", T0 + 2 * MIN_, "bert", "mira: could you review the header split in #1473 today?" },
+  { "r3", T0 + 4 * MIN_, "dana", "I pushed the fuzz corpus fix, the s390x smoke run passes now" },
+  { "r4", T0 + 6 * MIN_, "mira", "the release announcement draft is mine, I'll write it tonight" },
+};
+
+/* "For you" reads the records: open requests to me (from before the window too, marked), my own open
+ * commitments; a request already closed, a request to someone else and one from long ago stay out. */
+static void
+test_for_you_records (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (release_week, G_N_ELEMENTS (release_week));
+  g_autoptr (GPtrArray) records = records_array ();
+  guint req = CATCHUP_RECORD_FLAG_REQUEST;
+
+  g_ptr_array_add (records, record_new (1, CATCHUP_RECORD_COMMITMENT, req, "bert", "mira", "send advisory text distro",
+                                        "e1", T0 - 2 * DAY, "mira: can you send the advisory text to the distros list?"));
+  g_ptr_array_add (records, record_new (2, CATCHUP_RECORD_COMMITMENT, 0, "mira", "mira", "updat port guid limit", "e2",
+                                        T0 - DAY, "I'll update the porting guide with the new buffer limits"));
+  CatchupRecord *closed = record_new (3, CATCHUP_RECORD_COMMITMENT, req, "carl", "mira", "tag rc2", "e3", T0 - DAY,
+                                      "mira: can you tag rc2?");
+  closed->superseded_by = 9;
+  g_ptr_array_add (records, closed);
+  g_ptr_array_add (records, record_new (4, CATCHUP_RECORD_COMMITMENT, req, "carl", "dana", "rotat log", "e4", T0 - DAY,
+                                        "dana: can you rotate the logs?"));
+  g_ptr_array_add (records, record_new (5, CATCHUP_RECORD_COMMITMENT, req, "carl", "mira", "renew cert", "e5",
+                                        T0 - 40 * DAY, "mira: can you renew the certificates?"));
+  g_ptr_array_add (records, record_new (6, CATCHUP_RECORD_COMMITMENT, req, "bert", "mira", "review header split 1473",
+                                        "r2", T0 + 2 * MIN_, release_week[1].text));
+  g_ptr_array_add (records, record_new (7, CATCHUP_RECORD_COMMITMENT, 0, "mira", "mira", "writ announcement draft",
+                                        "r4", T0 + 6 * MIN_, release_week[3].text));
+  g_autoptr (CatchupSummary) s = summarize_with (window, records, "mira");
+  g_autofree char *text = catchup_summary_to_text (s);
+
+  g_test_message ("%s", text);
+  const CatchupSummaryLine *asked = line_before (s, "e1"), *own = line_before (s, "e2");
+  g_assert_nonnull (asked);
+  g_assert_nonnull (own);
+  g_assert_cmpint (asked->section, ==, CATCHUP_SECTION_FOR_YOU);
+  g_assert_cmpstr (asked->speaker, ==, "bert");
+  g_assert_cmpuint (asked->sources->len, ==, 0);
+  g_assert_nonnull (strstr (asked->text, "advisory text"));
+  g_assert_null (line_before (s, "e3"));
+  g_assert_null (line_before (s, "e4"));
+  g_assert_null (line_before (s, "e5"));
+  g_assert_cmpint (line_for (s, "r2")->section, ==, CATCHUP_SECTION_FOR_YOU);
+  g_assert_cmpint (line_for (s, "r4")->section, ==, CATCHUP_SECTION_FOR_YOU);
+  g_assert_nonnull (strstr (text, "still open, from before this window"));
+  /* the earlier ones first, then the window's, in time order */
+  g_assert_true (s->lines->pdata[0] == asked);
+  g_assert_true (s->lines->pdata[1] == own);
+  /* without a nick, nothing is for anyone */
+  g_autoptr (CatchupSummary) plain = summarize_with (window, records, NULL);
+  g_assert_null (line_before (plain, "e1"));
+}
+
+static const Row decided[] = {
+  { "d1", T0, "carl", "decided: the 3.0 release date is Thursday, tarballs from the release branch" },
+  { "d2", T0 + 5 * MIN_, "dana", "the windows runners are green again after the image update" },
+  { "d3", T0 + 60 * MIN_, "carl", "change of plan: the 3.0 release goes out on Friday, tarballs still from the release branch" },
+};
+
+/* A decision shows what its record replaced, from before the window or in it; a replaced decision is no
+ * current state of its own. One shared subject word is no chain to print. */
+static void
+test_decision_chain_records (void)
+{
+  g_autoptr (GPtrArray) window = messages_from (decided + 2, 1);
+  g_ptr_array_add (window, catchup_message_new ("d3", decided[2].ts, decided[2].speaker, decided[2].text));
+  g_autoptr (GPtrArray) records = records_array ();
+  CatchupRecord *old = record_new (1, CATCHUP_RECORD_DECISION, 0, "carl", "", "releas dat thursday tarball branch", "o1",
+                                   T0 - DAY, "decided: the 3.0 release date is Thursday, tarballs from the release branch");
+  CatchupRecord *now = record_new (2, CATCHUP_RECORD_DECISION, 0, "carl", "", "releas friday tarball branch", "d3",
+                                   decided[2].ts, decided[2].text);
+  old->superseded_by = 2;
+  now->supersedes = 1;
+  g_ptr_array_add (records, old);
+  g_ptr_array_add (records, now);
+  g_autoptr (CatchupSummary) s = summarize_with (window, records, NULL);
+  const CatchupSummaryLine *line = line_for (s, "d3");
+
+  rendered_lines (s);
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->supersedes->pdata[0])->id, ==, "o1");
+  g_assert_nonnull (strstr (((CatchupSummaryItem *) line->supersedes->pdata[0])->text, "Thursday"));
+
+  /* both in the window: the earlier decision moves under the later one */
+  g_autoptr (GPtrArray) both = messages_from (decided, G_N_ELEMENTS (decided));
+  g_free (old->msg_id);
+  old->msg_id = g_strdup ("d1");
+  g_autoptr (CatchupSummary) t = summarize_with (both, records, NULL);
+  rendered_lines (t);
+  g_assert_false (has_line (t, "d1"));
+  g_assert_cmpuint (line_for (t, "d3")->supersedes->len, ==, 1);
+
+  /* a chain on one shared word is not shown */
+  g_free (now->subject);
+  now->subject = g_strdup ("branch schedule");
+  g_autoptr (CatchupSummary) u = summarize_with (window, records, NULL);
+  g_assert_cmpuint (line_for (u, "d3")->supersedes->len, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -829,5 +1063,10 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/my-dog", test_my_dog);
   g_test_add_func ("/catchup/summary/no-reference", test_no_reference);
   g_test_add_func ("/catchup/summary/decisive-last", test_decisive_last);
+  g_test_add_func ("/catchup/summary/actually-no-revision", test_actually_no_revision);
+  g_test_add_func ("/catchup/summary/news-with-small-talk", test_news_with_small_talk);
+  g_test_add_func ("/catchup/summary/left-out-words", test_left_out_words);
+  g_test_add_func ("/catchup/summary/for-you-records", test_for_you_records);
+  g_test_add_func ("/catchup/summary/decision-chain-records", test_decision_chain_records);
   return g_test_run ();
 }

@@ -182,7 +182,7 @@ limit_pages (CatchupStore *store, gpointer data, GError **error)
   if (limit == 0)
     limit = (guint) test_sql_count (store, "PRAGMA page_count", 0);
   sql = g_strdup_printf ("PRAGMA max_page_count = %u", limit);
-  if (!catchup_store_exec (store, sql, error))
+  if (!catchup_db_exec (catchup_store_db (store), sql, error))
     return NULL;
   return GUINT_TO_POINTER (1);
 }
@@ -433,7 +433,7 @@ static gpointer
 endless_call (CatchupStore *store, gpointer data, GError **error)
 {
   g_atomic_int_set ((gint *) data, 1);
-  catchup_store_exec (store, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+  catchup_db_exec (catchup_store_db (store), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
                              "SELECT count(*) FROM n", error);
   return NULL;
 }

@@ -253,7 +253,7 @@ test_prune (Fixture *fx, gconstpointer data)
   store = catchup_store_open (fx->path, &error);
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM nicks", 0), ==, 0);
-  g_assert_true (catchup_store_exec (store, "INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')",
+  g_assert_true (catchup_db_exec (catchup_store_db (store), "INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')",
                                      &error));
   g_assert_no_error (error);
 }
