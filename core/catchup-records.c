@@ -869,13 +869,12 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
                        error);
 }
 
-/* Adds n turns to a speaker's count; *added FALSE when the room had no such speaker. */
+/* Runs a statement on a speaker's row (?1 room, ?2 speaker, ?3 turns); *changed: whether it touched a row. */
 static gboolean
-add_turns (CatchupStore *store, gint64 room, const char *speaker, guint n, gboolean *added, GError **error)
+speaker_row (CatchupStore *store, const char *sql, gint64 room, const char *speaker, guint n, gboolean *changed,
+             GError **error)
 {
-  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
-                                            "UPDATE room_speakers SET turns = turns + ?3 WHERE room = ?1 AND speaker = ?2",
-                                            error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   int rc;
 
   if (st == NULL)
@@ -884,28 +883,7 @@ add_turns (CatchupStore *store, gint64 room, const char *speaker, guint n, gbool
   sqlite3_bind_text (st, 2, speaker, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (st, 3, n);
   rc = sqlite3_step (st);
-  *added = rc == SQLITE_DONE && catchup_db_changes (catchup_store_db (store)) > 0;
-  sqlite3_reset (st);
-  if (rc == SQLITE_DONE)
-    return TRUE;
-  catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
-  return FALSE;
-}
-
-static gboolean
-new_speaker (CatchupStore *store, gint64 room, const char *speaker, guint n, GError **error)
-{
-  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
-                                            "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, ?3)",
-                                            error);
-  int rc;
-
-  if (st == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_text (st, 2, speaker, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (st, 3, n);
-  rc = sqlite3_step (st);
+  *changed = rc == SQLITE_DONE && catchup_db_changes (catchup_store_db (store)) > 0;
   sqlite3_reset (st);
   if (rc == SQLITE_DONE)
     return TRUE;
@@ -935,13 +913,15 @@ count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GPtrArray *ne
   g_hash_table_iter_init (&iter, counts);
   while (g_hash_table_iter_next (&iter, &speaker, &n))
     {
-      gboolean added;
+      gboolean known, added;
 
-      if (!add_turns (store, room, speaker, GPOINTER_TO_UINT (n), &added, error))
+      if (!speaker_row (store, "UPDATE room_speakers SET turns = turns + ?3 WHERE room = ?1 AND speaker = ?2", room,
+                        speaker, GPOINTER_TO_UINT (n), &known, error))
         return FALSE;
-      if (added)
+      if (known)
         continue;
-      if (!new_speaker (store, room, speaker, GPOINTER_TO_UINT (n), error))
+      if (!speaker_row (store, "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, ?3)", room, speaker,
+                        GPOINTER_TO_UINT (n), &added, error))
         return FALSE;
       g_ptr_array_add (new_speakers, speaker);
     }
