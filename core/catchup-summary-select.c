@@ -439,12 +439,6 @@ candidate_clear (CatchupCandidate *c)
   g_clear_pointer (&c->context, g_ptr_array_unref);
 }
 
-static gboolean
-is_turn (const CatchupMessage *msg)
-{
-  return msg && !(msg->flags & CATCHUP_MESSAGE_EVENT);
-}
-
 static GArray *
 gaps_of_utterance (CatchupMemory *mem, const CatchupMessage *msg)
 {
@@ -477,8 +471,6 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
   g_array_set_clear_func (cands, (GDestroyNotify) candidate_clear);
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *msg = window->pdata[i];
-    if (!is_turn (msg))
-      continue;
     CatchupCandidate c = { .msg = msg, .index = i, .answer = -1, .asked = -1, .superseded_by = -1 };
     c.clean = catchup_summary_clean (msg->text);
     c.folded = g_utf8_casefold (c.clean, -1);

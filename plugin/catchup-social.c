@@ -191,10 +191,8 @@ social_done (GObject *source, GAsyncResult *res, gpointer data)
   g_autofree char *text = NULL;
   PurpleConversation *conv;
 
-  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (res))))
-    return;
-  result = catchup_writer_call_finish (catchup_plugin.writer, res, &error);
-  if ((conv = catchup_room_key_find_conv (key)) == NULL)
+  result = catchup_room_call_finish (res, key, &conv, &error);
+  if (conv == NULL)
     return;
   if (result == NULL)
     text = g_strdup (error ? error->message : _("No answer."));

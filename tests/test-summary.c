@@ -544,7 +544,14 @@ test_headline (void)
   const Row one[] = { { "a", T0, "ines", "we decided to ship" }, { "b", T0 + DAY, "ines", "shipped" } };
   g_autoptr (GPtrArray) two_days = messages_from (one, G_N_ELEMENTS (one));
   catchup_summary_set_head (s, two_days, 0);
-  g_assert_cmpstr (s->headline, ==, "2 messages from 1 person, Tue 03 Mar 09:00 – Wed 04 Mar 09:00 UTC");
+  /* within six days the weekday tells the days apart, as the plugin's headline and the lines do */
+  g_assert_cmpstr (s->headline, ==, "2 messages from 1 person, Tue 09:00 – Wed 09:00 UTC");
+
+  const Row far[] = { { "a", T0, "ines", "we decided to ship" }, { "b", T0 + 8 * DAY, "ines", "shipped" } };
+  g_autoptr (GPtrArray) eight_days = messages_from (far, G_N_ELEMENTS (far));
+  catchup_summary_set_head (s, eight_days, 0);
+  /* beyond, a weekday alone could mean two days: the date too */
+  g_assert_cmpstr (s->headline, ==, "2 messages from 1 person, Tue 03 Mar 09:00 – Wed 11 Mar 09:00 UTC");
 }
 
 /* --me: a line that names the user goes first, under "For you"; the user's own lines do not. */
