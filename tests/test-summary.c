@@ -1187,6 +1187,136 @@ test_reference_stock_run_on (void)
   g_assert_false (has_context (s, "together we can"));
 }
 
+/* Whether the summary of rows with the memory past shows a reference line for expr, flagged in gap_id. */
+static gboolean
+ref_shown (const Row *rows, guint n, const Row *past, guint n_past, const char *gap_id, const char *expr)
+{
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, gap_id, expr, CATCHUP_LENGTH_DETAILED);
+  return has_ref (s, expr);
+}
+
+#define REF_SHOWN(rows, past, gap_id, expr) \
+  ref_shown (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), gap_id, expr)
+
+/* A demonstrative points at what was just said: inside the window that is the turn before it, so only the
+ * window's first message gets a reference for "that community center". */
+static void
+test_reference_demonstrative (void)
+{
+  const Row past[] = {
+    { "p1", T0 - DAY, "caroline", "I joined the pride community center downtown, the volunteers meet every Tuesday" },
+  };
+  const Row first[] = {
+    { "w1", T0, "melanie", "how is that community center going? do the volunteers still meet every Tuesday?" },
+    { "w2", T0 + MIN_, "caroline", "yes, every week" },
+  };
+  const Row later[] = {
+    { "w0", T0 - MIN_, "caroline", "I went to a pride parade last Friday, so much love everywhere" },
+    { "w1", T0, "melanie", "how is that community center going? do the volunteers still meet every Tuesday?" },
+    { "w2", T0 + MIN_, "caroline", "yes, every week" },
+  };
+
+  g_assert_true (REF_SHOWN (first, past, "w1", "that community center"));
+  g_assert_false (REF_SHOWN (later, past, "w1", "that community center"));
+}
+
+/* "on the court" is a speaker's usual setting, not a referent: a memory turn with the same phrase explains
+ * nothing, while the same noun outside the phrase is looked up. */
+static void
+test_reference_setting (void)
+{
+  const Row past[] = {
+    { "t1", T0 - DAY, "tim", "gaining confidence on the court must feel great after all that strength training" },
+  };
+  const Row setting[] = {
+    { "x1", T0, "john", "same with me on the court, strength training finally paid off with confidence" },
+    { "x2", T0 + MIN_, "tim", "nice" },
+  };
+  const Row thing[] = {
+    { "x1", T0, "john", "strength training for the court finally paid off with confidence" },
+    { "x2", T0 + MIN_, "tim", "nice" },
+  };
+
+  g_assert_false (REF_SHOWN (setting, past, "x1", "the court"));
+  g_assert_true (REF_SHOWN (thing, past, "x1", "the court"));
+}
+
+/* "One of the residents, Cindy" is not the resident Laura of a memory turn: another of the same kind. */
+static void
+test_reference_other_instance (void)
+{
+  const Row laura[] = {
+    { "l1", T0 - DAY, "maria", "one of the shelter residents, Laura, wrote us a heartfelt letter of gratitude" },
+  };
+  const Row cindy[] = {
+    { "l1", T0 - DAY, "maria", "one of the shelter residents, Cindy, wrote us a heartfelt letter of gratitude" },
+  };
+  const Row rows[] = {
+    { "c1", T0, "maria", "one of the residents at the shelter, Cindy, wrote the heartfelt letter of gratitude" },
+    { "c2", T0 + MIN_, "john", "wow" },
+  };
+
+  g_assert_false (REF_SHOWN (rows, laura, "c1", "the residents"));
+  g_assert_true (REF_SHOWN (rows, cindy, "c1", "the residents"));
+}
+
+/* A capitalised field label ("Version: 3.0.0-rc1") is no name to look up. */
+static void
+test_reference_field_label (void)
+{
+  const Row past[] = {
+    { "v1", T0 - DAY, "yuki_n", "pkgconf compares the Version field, so rc tags sort after the final 3.0.0" },
+  };
+  const Row rows[] = {
+    { "f1", T0, "gsteen", "one thing: the .pc says Version: 3.0.0-rc and pkgconf sorts that after 3.0.0" },
+    { "f2", T0 + MIN_, "yuki_n", "annoying" },
+  };
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), NULL, NULL,
+                                                 CATCHUP_LENGTH_DETAILED);
+
+  g_assert_true (has_line (s, "f1"));
+  g_assert_false (has_ref (s, "Version"));
+}
+
+/* A turn that only asks about a thing ("How's the dance studio?") tells nothing about it. */
+static void
+test_reference_asked_only (void)
+{
+  const Row asked[] = {
+    { "q1", T0 - DAY, "gina", "How's the dance studio with the investors? Fashion editors noticed my store." },
+  };
+  const Row told[] = {
+    { "q1", T0 - DAY, "gina", "The dance studio found investors, fashion editors noticed my store." },
+  };
+  const Row rows[] = {
+    { "j1", T0, "jon", "the dance studio lost its investors, the fashion crowd never came" },
+    { "j2", T0 + MIN_, "gina", "oh no" },
+  };
+
+  g_assert_false (REF_SHOWN (rows, asked, "j1", "the dance studio"));
+  g_assert_true (REF_SHOWN (rows, told, "j1", "the dance studio"));
+}
+
+/* "my list" is the speaker's own: their own turn telling the other to "add it to your list" is about the
+ * other's list. */
+static void
+test_reference_owner_says (void)
+{
+  const Row yours[] = {
+    { "t1", T0 - DAY, "tim", "definitely add rome food tours to your list, such a fun experience" },
+  };
+  const Row mine[] = {
+    { "t1", T0 - DAY, "tim", "rome food tours are on my list, such a fun experience" },
+  };
+  const Row rows[] = {
+    { "i1", T0, "tim", "rome food tours are high on my list this summer" },
+    { "i2", T0 + MIN_, "john", "great" },
+  };
+
+  g_assert_false (REF_SHOWN (rows, yours, "i1", "my list"));
+  g_assert_true (REF_SHOWN (rows, mine, "i1", "my list"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1223,5 +1353,11 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
   g_test_add_func ("/catchup/summary/reference-under-question", test_reference_under_question);
   g_test_add_func ("/catchup/summary/reference-stock-run-on", test_reference_stock_run_on);
+  g_test_add_func ("/catchup/summary/reference-demonstrative", test_reference_demonstrative);
+  g_test_add_func ("/catchup/summary/reference-setting", test_reference_setting);
+  g_test_add_func ("/catchup/summary/reference-other-instance", test_reference_other_instance);
+  g_test_add_func ("/catchup/summary/reference-field-label", test_reference_field_label);
+  g_test_add_func ("/catchup/summary/reference-asked-only", test_reference_asked_only);
+  g_test_add_func ("/catchup/summary/reference-owner-says", test_reference_owner_says);
   return g_test_run ();
 }
