@@ -204,10 +204,16 @@ add_expression (GHashTable *exprs, const char *id, const char *expression)
 static void
 collect_expressions (CatchupSummaryRefs *r, GArray *cands)
 {
-  g_autoptr (GPtrArray) window = g_ptr_array_new ();
-  for (guint i = 0; i < cands->len; i++)
-    g_ptr_array_add (window, g_array_index (cands, CatchupCandidate, i).msg);
-  g_autoptr (GPtrArray) gaps = catchup_gaps_detect (window, 0);
+  g_autoptr (GPtrArray) gaps = NULL;
+  /* the memory's detection over the same window when it ran the embedded detector; else the detector runs here */
+  if (r->mem && r->mem->detected)
+    gaps = g_ptr_array_ref (r->mem->detected);
+  else {
+    g_autoptr (GPtrArray) window = g_ptr_array_new ();
+    for (guint i = 0; i < cands->len; i++)
+      g_ptr_array_add (window, g_array_index (cands, CatchupCandidate, i).msg);
+    gaps = catchup_gaps_detect (window, 0);
+  }
   for (guint i = 0; i < gaps->len; i++) {
     const CatchupGap *gap = gaps->pdata[i];
     if (gap->utterance_id && gap->expression)
