@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -427,6 +428,23 @@ is_demonstrative (const char *folded_expr)
   return FALSE;
 }
 
+/* "moments like these that make", "the things that matter": a "that" after a pronoun or a plural opens a
+ * relative clause, it points at nothing. */
+static gboolean
+relative_that (const char *folded_expr, const char *folded_line)
+{
+  static const char *const heads[] = { "these", "those", "ones", "things", "something", "anything", "everything",
+                                       "nothing", "someone", "anyone", "everyone", "people", NULL };
+  if (!g_str_has_prefix (folded_expr, "that "))
+    return FALSE;
+  for (guint i = 0; heads[i]; i++) {
+    g_autofree char *phrase = g_strconcat (heads[i], " ", folded_expr, NULL);
+    if (catchup_text_has_folded_phrase (folded_line, phrase))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* The place phrase a one-word definite expression stands in ("on the court", "at the office"), or NULL. A
  * speaker's usual setting is no referent to look up: a memory turn using the same phrase explains nothing. */
 static char *
@@ -529,7 +547,7 @@ name_anchors (const CatchupSummaryRefs *r, const char *text, GHashTable *wanted,
       g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
       p = e;
     }
-    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY };
+    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY, NULL };
     g_array_append_val (anchors, a);
   }
 }
@@ -662,8 +680,9 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
   g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
   for (guint i = 0; i < exprs->len; i++) {
     Anchor a;
-    if (index > 0 && is_demonstrative (exprs->pdata[i]) &&
-        (c->question || refs->asks->pdata[index - 1] != NULL))
+    if ((index > 0 && is_demonstrative (exprs->pdata[i]) &&
+         (c->question || refs->asks->pdata[index - 1] != NULL)) ||
+        relative_that (exprs->pdata[i], c->folded))
       continue;
     if (expression_anchor (exprs->pdata[i], c->folded, wanted, &a))
       g_array_append_val (anchors, a);
@@ -701,4 +720,83 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
   CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, max_chars);
   if (item)
     g_ptr_array_add (items, item);
+}
+
+/* A quote longer than this reads as a second line, not as a part of the first. */
+#define INLINE_CHARS 90
+
+/* The byte offset just after the first occurrence of ref in text on word boundaries, ignoring ASCII case, or -1
+ * (a reference in other scripts stays on its own line: its casefolded length may differ). */
+static gssize
+end_of_ref (const char *text, const char *ref)
+{
+  gsize n = strlen (ref);
+  for (const char *p = ref; *p; p++)
+    if ((guchar) *p >= 0x80)
+      return -1;
+  for (const char *p = text; n > 0 && *p; p++)
+    if (g_ascii_strncasecmp (p, ref, n) == 0 && (p == text || !g_ascii_isalnum (p[-1])) &&
+        !g_ascii_isalnum (p[n]) && p[n] != '-')
+      return (p - text) + (gssize) n;
+  return -1;
+}
+
+/* Whether a quote shows what the reference is called (the start of its last word at a word start: "store" for
+ * "the clothing store", "shelter" for "shelters"): only then does it read as the explanation in place. */
+static gboolean
+shows_name (const char *quote, const char *ref)
+{
+  const char *space = strrchr (ref, ' ');
+  const char *head = space ? space + 1 : ref;
+  gsize n = MIN (strlen (head), 5);
+  for (const char *p = quote; n > 0 && *p; p++)
+    if ((p == quote || !g_ascii_isalnum (p[-1])) && g_ascii_strncasecmp (p, head, n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+char *
+catchup_summary_line_text (const CatchupSummaryLine *line, GArray **inlined)
+{
+  g_autoptr (GString) text = g_string_new (line->text ? line->text : "");
+  guint n = line->context ? line->context->len : 0;
+  g_autoptr (GArray) flags = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), n);
+  g_autoptr (GArray) ends = g_array_sized_new (FALSE, TRUE, sizeof (gssize), n);
+
+  g_array_set_size (flags, n);
+  g_array_set_size (ends, n);
+  for (guint i = 0; i < n; i++) {
+    const CatchupSummaryItem *item = line->context->pdata[i];
+    gboolean fits = item->ref && item->speaker && item->text && g_utf8_strlen (item->text, -1) <= INLINE_CHARS &&
+                    !strpbrk (item->text, "()[") && shows_name (item->text, item->ref);
+    gssize end = fits ? end_of_ref (line->text ? line->text : "", item->ref) : -1;
+    /* after the possessive: "Aragorn's story (…)" would split it, "Aragorn's (…) story" does not */
+    if (end >= 0 && (g_str_has_prefix (line->text + end, "'s") || g_str_has_prefix (line->text + end, "’s")))
+      end += g_str_has_prefix (line->text + end, "'s") ? 2 : strlen ("’s");
+    g_array_index (ends, gssize, i) = end;
+  }
+  /* from the last place in the line to the first, so that the places before stay where they were */
+  for (;;) {
+    gint next = -1;
+    for (guint i = 0; i < n; i++)
+      if (!g_array_index (flags, gboolean, i) && g_array_index (ends, gssize, i) >= 0 &&
+          (next < 0 || g_array_index (ends, gssize, i) > g_array_index (ends, gssize, next)))
+        next = (gint) i;
+    if (next < 0)
+      break;
+    const CatchupSummaryItem *item = line->context->pdata[next];
+    /* an excerpt's leading "…" says it starts inside the message: the quote marks say it is a quote */
+    const char *quote = g_str_has_prefix (item->text, "…") ? item->text + strlen ("…") : item->text;
+    /* Translators: put into a summary line after the expression it explains: " (speaker: “earlier message”)" */
+    g_autofree char *insert = g_strdup_printf (_(" (%s: “%s”)"), item->speaker, quote);
+    g_string_insert (text, g_array_index (ends, gssize, next), insert);
+    g_array_index (flags, gboolean, next) = TRUE;
+    /* one explanation a place */
+    for (guint i = 0; i < n; i++)
+      if (g_array_index (ends, gssize, i) == g_array_index (ends, gssize, next))
+        g_array_index (ends, gssize, i) = -1;
+  }
+  if (inlined)
+    *inlined = g_steal_pointer (&flags);
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }

@@ -1081,21 +1081,23 @@ context_of (const CatchupSummary *s, const char *id)
   return NULL;
 }
 
+static const Row pet_memory[] = {
+  { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
+  { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
+};
+
+static const Row pet_window[] = {
+  { "w1", T0, "john", "pets really lift our spirits. I still miss Max after those ten years, here's a pic of him" },
+  { "w2", T0 + MIN_, "maria", "he looks so happy in that one" },
+};
+
 /* A name the window has not introduced is looked up like a flagged expression: "Max" is the dog another speaker
  * was sorry about, a turn that shares the line's other new words too. */
 static void
 test_reference_by_name (void)
 {
-  const Row past[] = {
-    { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
-    { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
-  };
-  const Row rows[] = {
-    { "w1", T0, "john", "pets really lift our spirits. I still miss Max after those ten years, here's a pic of him" },
-    { "w2", T0 + MIN_, "maria", "he looks so happy in that one" },
-  };
-  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), NULL, NULL,
-                                                 CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize_rows (pet_window, G_N_ELEMENTS (pet_window), pet_memory,
+                                                 G_N_ELEMENTS (pet_memory), NULL, NULL, CATCHUP_LENGTH_NORMAL);
   GPtrArray *context = context_of (s, "w1");
 
   g_assert_nonnull (context);
@@ -1220,46 +1222,6 @@ test_reference_demonstrative (void)
   g_assert_false (REF_SHOWN (later, past, "w1", "that community center"));
 }
 
-/* "on the court" is a speaker's usual setting, not a referent: a memory turn with the same phrase explains
- * nothing, while the same noun outside the phrase is looked up. */
-static void
-test_reference_setting (void)
-{
-  const Row past[] = {
-    { "t1", T0 - DAY, "tim", "gaining confidence on the court must feel great after all that strength training" },
-  };
-  const Row setting[] = {
-    { "x1", T0, "john", "same with me on the court, strength training finally paid off with confidence" },
-    { "x2", T0 + MIN_, "tim", "nice" },
-  };
-  const Row thing[] = {
-    { "x1", T0, "john", "strength training for the court finally paid off with confidence" },
-    { "x2", T0 + MIN_, "tim", "nice" },
-  };
-
-  g_assert_false (REF_SHOWN (setting, past, "x1", "the court"));
-  g_assert_true (REF_SHOWN (thing, past, "x1", "the court"));
-}
-
-/* "One of the residents, Cindy" is not the resident Laura of a memory turn: another of the same kind. */
-static void
-test_reference_other_instance (void)
-{
-  const Row laura[] = {
-    { "l1", T0 - DAY, "maria", "one of the shelter residents, Laura, wrote us a heartfelt letter of gratitude" },
-  };
-  const Row cindy[] = {
-    { "l1", T0 - DAY, "maria", "one of the shelter residents, Cindy, wrote us a heartfelt letter of gratitude" },
-  };
-  const Row rows[] = {
-    { "c1", T0, "maria", "one of the residents at the shelter, Cindy, wrote the heartfelt letter of gratitude" },
-    { "c2", T0 + MIN_, "john", "wow" },
-  };
-
-  g_assert_false (REF_SHOWN (rows, laura, "c1", "the residents"));
-  g_assert_true (REF_SHOWN (rows, cindy, "c1", "the residents"));
-}
-
 /* A capitalised field label ("Version: 3.0.0-rc1") is no name to look up. */
 static void
 test_reference_field_label (void)
@@ -1278,43 +1240,91 @@ test_reference_field_label (void)
   g_assert_false (has_ref (s, "Version"));
 }
 
-/* A turn that only asks about a thing ("How's the dance studio?") tells nothing about it. */
-static void
-test_reference_asked_only (void)
-{
-  const Row asked[] = {
-    { "q1", T0 - DAY, "gina", "How's the dance studio with the investors? Fashion editors noticed my store." },
-  };
-  const Row told[] = {
-    { "q1", T0 - DAY, "gina", "The dance studio found investors, fashion editors noticed my store." },
-  };
-  const Row rows[] = {
-    { "j1", T0, "jon", "the dance studio lost its investors, the fashion crowd never came" },
-    { "j2", T0 + MIN_, "gina", "oh no" },
-  };
+/* One memory turn, one window line that leans on it (and a reply), and whether the line gets a reference. */
+typedef struct {
+  const char *past_speaker, *past_text, *speaker, *text, *expr;
+  gboolean shown;
+} RefCase;
 
-  g_assert_false (REF_SHOWN (rows, asked, "j1", "the dance studio"));
-  g_assert_true (REF_SHOWN (rows, told, "j1", "the dance studio"));
+static const RefCase ref_cases[] = {
+  /* "on the court" is a speaker's usual setting: a memory turn with the same phrase explains nothing, while the
+   * same noun outside the phrase is looked up */
+  { "tim", "gaining confidence on the court must feel great after all that strength training",
+    "john", "same with me on the court, strength training finally paid off with confidence", "the court", FALSE },
+  { "tim", "gaining confidence on the court must feel great after all that strength training",
+    "john", "strength training for the court finally paid off with confidence", "the court", TRUE },
+  /* "one of the residents, Cindy" is not the resident Laura of a memory turn: another of the same kind */
+  { "maria", "one of the shelter residents, Laura, wrote us a heartfelt letter of gratitude",
+    "maria", "one of the residents at the shelter, Cindy, wrote the heartfelt letter of gratitude", "the residents",
+    FALSE },
+  { "maria", "one of the shelter residents, Cindy, wrote us a heartfelt letter of gratitude",
+    "maria", "one of the residents at the shelter, Cindy, wrote the heartfelt letter of gratitude", "the residents",
+    TRUE },
+  /* a turn that only asks about a thing ("How's the dance studio?") tells nothing about it */
+  { "gina", "How's the dance studio with the investors? Fashion editors noticed my store.",
+    "jon", "the dance studio lost its investors, the fashion crowd never came", "the dance studio", FALSE },
+  { "gina", "The dance studio found investors, fashion editors noticed my store.",
+    "jon", "the dance studio lost its investors, the fashion crowd never came", "the dance studio", TRUE },
+  /* "my list" is the speaker's own: their own "add it to your list" was about the other's */
+  { "tim", "definitely add rome food tours to your list, such a fun experience",
+    "tim", "rome food tours are high on my list this summer", "my list", FALSE },
+  { "tim", "rome food tours are on my list, such a fun experience",
+    "tim", "rome food tours are high on my list this summer", "my list", TRUE },
+  /* "moments like these that make": a relative "that" points at nothing */
+  { "melanie", "family camping moments make it all worth it, the lake was so calm",
+    "melanie", "camping moments like these that make me appreciate my family, the lake was calm", "that make",
+    FALSE },
+};
+
+static void
+test_reference_cases (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (ref_cases); i++) {
+    const RefCase *rc = &ref_cases[i];
+    const Row past[] = { { "p1", T0 - DAY, rc->past_speaker, rc->past_text } };
+    const Row rows[] = {
+      { "w1", T0, rc->speaker, rc->text },
+      { "w2", T0 + MIN_, rc->past_speaker, "I see" },
+    };
+    g_test_message ("case %u: %s", i, rc->text);
+    g_assert_cmpint (REF_SHOWN (rows, past, "w1", rc->expr), ==, rc->shown);
+  }
 }
 
-/* "my list" is the speaker's own: their own turn telling the other to "add it to your list" is about the
- * other's list. */
+/* A short reference is put into the line after its expression, in the text and for the plugin; a long one
+ * keeps a line of its own. The structure keeps the item with its id either way. */
 static void
-test_reference_owner_says (void)
+test_reference_inline (void)
 {
-  const Row yours[] = {
-    { "t1", T0 - DAY, "tim", "definitely add rome food tours to your list, such a fun experience" },
-  };
-  const Row mine[] = {
-    { "t1", T0 - DAY, "tim", "rome food tours are on my list, such a fun experience" },
-  };
-  const Row rows[] = {
-    { "i1", T0, "tim", "rome food tours are high on my list this summer" },
-    { "i2", T0 + MIN_, "john", "great" },
-  };
+  g_autoptr (CatchupSummary) s = summarize_rows (pet_window, G_N_ELEMENTS (pet_window), pet_memory,
+                                                 G_N_ELEMENTS (pet_memory), NULL, NULL, CATCHUP_LENGTH_NORMAL);
+  CatchupSummaryLine *line = NULL;
+  for (guint i = 0; i < s->lines->len && !line; i++)
+    if (g_strcmp0 (catchup_summary_line_source (s->lines->pdata[i]), "w1") == 0)
+      line = s->lines->pdata[i];
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->context->len, ==, 1);
 
-  g_assert_false (REF_SHOWN (rows, yours, "i1", "my list"));
-  g_assert_true (REF_SHOWN (rows, mine, "i1", "my list"));
+  g_autoptr (GArray) inlined = NULL;
+  g_autofree char *text = catchup_summary_line_text (line, &inlined);
+  g_assert_nonnull (strstr (text, "miss Max (maria: “I'm so sorry about Max"));
+  g_assert_true (g_array_index (inlined, gboolean, 0));
+  g_autofree char *out = catchup_summary_to_text (s);
+  g_assert_nonnull (strstr (out, "miss Max (maria: “"));
+  g_assert_null (strstr (out, "↳ “Max”"));
+  g_assert_cmpstr (((CatchupSummaryItem *) line->context->pdata[0])->id, ==, "q2");
+
+  /* a quote too long to read as part of the line */
+  CatchupSummaryItem *item = line->context->pdata[0];
+  g_free (item->text);
+  item->text = g_strdup ("I'm so sorry about Max, losing a pet after ten years is tough, and the shelter was "
+                         "packed this weekend with so many volunteers");
+  g_autoptr (GArray) kept = NULL;
+  g_autofree char *plain = catchup_summary_line_text (line, &kept);
+  g_assert_null (strstr (plain, "(maria"));
+  g_assert_false (g_array_index (kept, gboolean, 0));
+  g_autofree char *out2 = catchup_summary_to_text (s);
+  g_assert_nonnull (strstr (out2, "↳ “Max” → I'm so sorry"));
 }
 
 int
@@ -1354,10 +1364,8 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-under-question", test_reference_under_question);
   g_test_add_func ("/catchup/summary/reference-stock-run-on", test_reference_stock_run_on);
   g_test_add_func ("/catchup/summary/reference-demonstrative", test_reference_demonstrative);
-  g_test_add_func ("/catchup/summary/reference-setting", test_reference_setting);
-  g_test_add_func ("/catchup/summary/reference-other-instance", test_reference_other_instance);
   g_test_add_func ("/catchup/summary/reference-field-label", test_reference_field_label);
-  g_test_add_func ("/catchup/summary/reference-asked-only", test_reference_asked_only);
-  g_test_add_func ("/catchup/summary/reference-owner-says", test_reference_owner_says);
+  g_test_add_func ("/catchup/summary/reference-cases", test_reference_cases);
+  g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   return g_test_run ();
 }
