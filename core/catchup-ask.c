@@ -8,6 +8,7 @@
 #include "catchup-ask.h"
 #include "catchup-embed.h"
 #include "catchup-error.h"
+#include "catchup-nicks.h"
 #include "catchup-retrieve.h"
 #include "catchup-text.h"
 
@@ -306,6 +307,7 @@ typedef struct {
   GPtrArray *records;   /* every record of the room, owned */
   char **folded_people; /* q->people folded */
   guint budget;
+  CatchupNicks *nicks;  /* the room's renames, owned */
 } Ctx;
 
 static void
@@ -320,6 +322,14 @@ ctx_clear (Ctx *c)
   g_clear_pointer (&c->msgs, g_ptr_array_unref);
   g_clear_pointer (&c->records, g_ptr_array_unref);
   g_strfreev (c->folded_people);
+  g_clear_pointer (&c->nicks, catchup_nicks_free);
+}
+
+/* Whether name (a speaker, a record's owner) is person under one of their nicks. */
+static gboolean
+is_person (const Ctx *c, const char *name, const char *person)
+{
+  return catchup_nicks_same (c->nicks, name, person);
 }
 
 static GPtrArray *
@@ -405,8 +415,6 @@ score_turns (Ctx *c, GError **error)
       Turn *t = &c->turns[c->n];
       float v[CATCHUP_EMBED_DIM];
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       t->msg = m;
       t->folded = catchup_records_fold (m->text);
       catchup_embed_hashed (m->text, v);
@@ -442,9 +450,12 @@ names (const Turn *t, const char *folded_nick)
 }
 
 static gboolean
-carries_record_of (const Turn *t, const char *person)
+carries_record_of (const Ctx *c, const Turn *t, const char *person)
 {
-  return t->owners && g_ptr_array_find_with_equal_func (t->owners, person, g_str_equal, NULL);
+  for (guint i = 0; t->owners != NULL && i < t->owners->len; i++)
+    if (is_person (c, t->owners->pdata[i], person))
+      return TRUE;
+  return FALSE;
 }
 
 /* How much a turn is about person p (index into q->people): 0 when not at all. */
@@ -452,15 +463,15 @@ static double
 person_weight (const Ctx *c, const Turn *t, guint p)
 {
   const char *person = c->q->people->pdata[p];
-  gboolean spoke = g_strcmp0 (t->msg->speaker, person) == 0;
+  gboolean spoke = is_person (c, t->msg->speaker, person);
   gboolean named = !spoke && names (t, c->folded_people[p]);
-  double w = (spoke ? W_SPEAKER : 0) + (named ? W_MENTION : 0) + (carries_record_of (t, person) ? W_RECORD : 0);
+  double w = (spoke ? W_SPEAKER : 0) + (named ? W_MENTION : 0) + (carries_record_of (c, t, person) ? W_RECORD : 0);
 
   if (w == 0 || !c->q->relation)
     return w;
   /* a turn between this person and another one the question names */
   for (guint o = 0; o < c->q->people->len; o++)
-    if (o != p && (g_strcmp0 (t->msg->speaker, c->q->people->pdata[o]) == 0 || names (t, c->folded_people[o])))
+    if (o != p && (is_person (c, t->msg->speaker, c->q->people->pdata[o]) || names (t, c->folded_people[o])))
       return w + W_PAIR;
   return w;
 }
@@ -573,9 +584,9 @@ cmp_msg_chrono (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-record_bears_on (const CatchupRecord *r, const char *person, GPtrArray *topic_terms)
+record_bears_on (const Ctx *c, const CatchupRecord *r, const char *person, GPtrArray *topic_terms)
 {
-  if (g_strcmp0 (r->owner, person) != 0)
+  if (!is_person (c, r->owner, person))
     return FALSE;
   for (guint i = 0; i < topic_terms->len; i++)
     {
@@ -600,7 +611,7 @@ row_records (const Ctx *c, CatchupAskRow *row, GPtrArray *topic_terms, guint all
       CatchupRecord *r = c->records->pdata[i];
       guint t = catchup_text_count_turn (r->source, r->text);
 
-      if (!record_bears_on (r, row->person, topic_terms) ||
+      if (!record_bears_on (c, r, row->person, topic_terms) ||
           (c->q->mode == CATCHUP_ASK_HEAD && r->superseded_by != 0) || used + t > allowance)
         continue;
       used += t;
@@ -653,7 +664,8 @@ ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
   c->folded_people = g_new0 (char *, n + 1);
   for (guint p = 0; p < n; p++)
     c->folded_people[p] = catchup_records_fold (c->q->people->pdata[p]);
-  if ((c->msgs = scan_messages (c->store, c->room, error)) == NULL ||
+  if ((c->nicks = catchup_nicks_load (c->store, c->room, error)) == NULL ||
+      (c->msgs = scan_messages (c->store, c->room, error)) == NULL ||
       (c->records = catchup_records_list (c->store, c->room, NULL, FALSE, error)) == NULL ||
       !score_turns (c, error))
     return FALSE;
@@ -761,7 +773,7 @@ CatchupAskResult *
 catchup_ask_people (CatchupStore *store, gint64 room, CatchupAskQuery *q, guint budget, GError **error)
 {
   g_autoptr (CatchupAskResult) res = g_new0 (CatchupAskResult, 1);
-  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL, budget };
+  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL, budget, NULL };
   gboolean ok;
 
   res->query = q;

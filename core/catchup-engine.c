@@ -41,78 +41,17 @@ catchup_result_free (CatchupResult *result)
   g_free (result);
 }
 
-static CatchupMessage *
-message_or_error (CatchupStore *store, gint64 room, const char *id, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  CatchupMessage *m = catchup_store_get_message (store, room, id, &local);
-
-  if (m == NULL && (local == NULL || g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND)))
-    g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND, _("No message with id “%s” in this room."), id);
-  else if (m == NULL)
-    g_propagate_error (error, g_steal_pointer (&local));
-  return m;
-}
-
-static GPtrArray *
-window_between (CatchupStore *store, gint64 room, const char *first_id, const char *last_id, GError **error)
-{
-  g_autoptr (CatchupMessage) a = NULL, b = NULL;
-  CatchupPos pa, pb;
-
-  if (first_id == NULL || last_id == NULL)
-    {
-      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("A window needs a first and a last message id."));
-      return NULL;
-    }
-  if ((a = message_or_error (store, room, first_id, error)) == NULL ||
-      (b = message_or_error (store, room, last_id, error)) == NULL)
-    return NULL;
-  pa = catchup_pos_of (a);
-  pb = catchup_pos_of (b);
-  if (catchup_pos_cmp (&pa, &pb) > 0)
-    {
-      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("The window's first message (%s) comes after its "
-                   "last (%s)."), first_id, last_id);
-      return NULL;
-    }
-  return catchup_store_range (store, room, &pa, &pb, 0, error);
-}
-
-/* Keeps only conversational turns, and at most max of the newest. */
-static void
-trim_window (GPtrArray *msgs, guint max, guint *total)
-{
-  for (guint i = msgs->len; i-- > 0;)
-    if (((CatchupMessage *) msgs->pdata[i])->flags & CATCHUP_MESSAGE_EVENT)
-      g_ptr_array_remove_index (msgs, i);
-  if (total)
-    *total = msgs->len;
-  if (max && msgs->len > max)
-    g_ptr_array_remove_range (msgs, 0, msgs->len - max);
-}
-
 /* total: the turns before the cap kept the newest */
 static GPtrArray *
 engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, guint *total, GError **error)
 {
-  g_autoptr (GPtrArray) msgs = NULL;
+  CatchupWindowInfo info;
+  g_autoptr (GPtrArray) msgs = catchup_window_resolve (store, room, window, &info, error);
 
-  switch (window->kind)
-    {
-    case CATCHUP_WINDOW_LAST:
-      msgs = catchup_store_before (store, room, NULL, MAX (window->last_n, 1), error);
-      break;
-    case CATCHUP_WINDOW_SINCE:
-      msgs = catchup_store_since (store, room, window->since, error);
-      break;
-    case CATCHUP_WINDOW_BETWEEN:
-      msgs = window_between (store, room, window->first_id, window->last_id, error);
-      break;
-    }
   if (msgs == NULL)
     return NULL;
-  trim_window (msgs, window->max_messages, total);
+  if (total)
+    *total = info.total;
   if (msgs->len == 0)
     {
       g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("There is nothing to catch up on in that window."));
@@ -647,7 +586,6 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   return g_steal_pointer (&res);
 }
 
-/* The async run's own copy of the caller's model settings. */
 typedef struct {
   char *db_path;
   char *room_spec;

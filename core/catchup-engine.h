@@ -6,23 +6,9 @@
 #include "catchup-llm.h"
 #include "catchup-memory.h"
 #include "catchup-summary.h"
+#include "catchup-window.h"
 
 G_BEGIN_DECLS
-
-/* Which part of a room to catch up on. */
-typedef enum {
-  CATCHUP_WINDOW_LAST,     /* the last n messages */
-  CATCHUP_WINDOW_SINCE,    /* messages with ts >= since */
-  CATCHUP_WINDOW_BETWEEN,  /* from first_id to last_id, inclusive */
-} CatchupWindowKind;
-
-typedef struct {
-  CatchupWindowKind kind;
-  guint last_n;
-  gint64 since;
-  char *first_id, *last_id;
-  guint max_messages;       /* cap (0: none); the newest are kept */
-} CatchupWindow;
 
 typedef struct {
   CatchupMemoryOptions memory;
@@ -31,7 +17,7 @@ typedef struct {
   char *me;                 /* the user's nick in the room, for the summary's "For you"; NULL: none */
   /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
    * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
-   * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
+   * dense retrieval over the vectors catchup_embed_cache_fill_rooms stored. Borrowed; the async run copies it. */
   const CatchupLlmConfig *model;
 } CatchupOptions;
 
@@ -67,7 +53,7 @@ typedef struct {
 void catchup_result_free (CatchupResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupResult, catchup_result_free)
 
-/* Resolves a window into its messages (CATCHUP_ERROR_NOT_FOUND for bad ids, _INVALID for an empty window). */
+/* A window's messages as catchup_window_resolve finds them, CATCHUP_ERROR_INVALID when there are none. */
 GPtrArray *catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error);
 
 /* Memory for a window or a question the way a catch-up builds it, with the model's gap detection, stored

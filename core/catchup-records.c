@@ -597,7 +597,7 @@ extract_line (const CatchupMessage *msg, const Roster *roster)
   Line l = { msg->speaker ? msg->speaker : "", NULL, roster, NULL, NULL, NULL };
   CueMatch match;
 
-  if (msg->text == NULL || *msg->text == '\0' || (msg->flags & CATCHUP_MESSAGE_EVENT))
+  if (msg->text == NULL || *msg->text == '\0')
     return out;
   l.folded = catchup_records_fold (msg->text);
   match_cues (l.folded, &match);
@@ -859,12 +859,10 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
 
   if (roster == NULL || roster[0] != NULL)
     return roster;
-  /* messages stored without records built yet (a caller that adds rows itself): count them; 8 is
-   * CATCHUP_MESSAGE_EVENT, a presence line rather than a turn */
-  G_STATIC_ASSERT (CATCHUP_MESSAGE_EVENT == 8);
+  /* messages stored without records built yet (a caller that adds rows itself): count them */
   g_strfreev (roster);
   return roster_query (store, room,
-                       "SELECT speaker FROM messages WHERE room = ?1 AND flags & 8 = 0 AND speaker != ''"
+                       "SELECT speaker FROM messages WHERE room = ?1 AND speaker != ''"
                        " GROUP BY speaker ORDER BY count(*) DESC, speaker",
                        error);
 }
@@ -905,7 +903,7 @@ count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GPtrArray *ne
     {
       const CatchupMessage *m = msgs->pdata[i];
 
-      if ((m->flags & CATCHUP_MESSAGE_EVENT) || m->speaker == NULL || *m->speaker == '\0')
+      if (m->speaker == NULL || *m->speaker == '\0')
         continue;
       n = g_hash_table_lookup (counts, m->speaker);
       g_hash_table_insert (counts, m->speaker, GUINT_TO_POINTER (GPOINTER_TO_UINT (n) + 1));

@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  *
  * A chat client must never wait for the disk, so every write is queued and returns at once; the worker drains
  * the queue in batches. A batch's writes (the operations between two calls) are one transaction with one
- * savepoint per room and per event, so a room whose rows fail does not take another room's rows with it.
+ * savepoint per room and per rename, so a room whose rows fail does not take another room's rows with it.
  * Operations run in the order they were queued, so a call queued after some messages sees them committed —
  * unless they are kept because of a fault:
  *
@@ -27,7 +27,7 @@ G_BEGIN_DECLS
  * clears. The status function hears of the fault once, of each further room that gets kept writes, and of the
  * recovery. Other failures (a bad row) drop only that write and are counted in the stats.
  *
- * Threads: the producer functions (add, events, calls, flush) are meant for one thread, the UI's main loop;
+ * Threads: the producer functions (add, renames, calls, flush) are meant for one thread, the UI's main loop;
  * catchup_writer_call_sync is for other threads (a background job). Callbacks of catchup_writer_call_async run
  * on the thread-default main context of the caller; the status function on the context that created the
  * writer.
@@ -58,7 +58,7 @@ typedef struct {
 
 typedef struct {
   CatchupWriterFault fault;   /* CATCHUP_WRITER_OK: recovered, everything kept is written */
-  guint64 n_kept;             /* messages waiting (events and presence not counted) */
+  guint64 n_kept;             /* messages waiting (renames and presence not counted) */
   guint64 n_saved;            /* on recovery: the kept messages that were written */
   char *detail;               /* SQLite's words for the fault; NULL on recovery */
   GPtrArray *rooms;           /* of CatchupWriterRoom: the rooms with kept messages (empty on recovery) */
@@ -96,8 +96,6 @@ void catchup_writer_set_status_func (CatchupWriter *writer, CatchupWriterStatusF
 /* Queues one message of a room (created on first use); takes ownership of msg. */
 void catchup_writer_add (CatchupWriter *writer, const char *protocol, const char *account, const char *room,
                          CatchupMessage *msg);
-void catchup_writer_add_event (CatchupWriter *writer, const char *protocol, const char *account, const char *room,
-                               gint64 ts, CatchupRoomEventKind kind, const char *nick, const char *detail);
 void catchup_writer_add_nick_change (CatchupWriter *writer, const char *protocol, const char *account,
                                      const char *room, gint64 ts, const char *old_nick, const char *new_nick);
 /* Moves the room's "last present" time forward to ts (never back). */

@@ -300,9 +300,7 @@ social_done (GObject *source, GAsyncResult *res, gpointer data)
   g_autofree char *text = NULL;
   PurpleConversation *conv;
 
-  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (res))))
-    return;
-  result = catchup_writer_call_finish (catchup_plugin.writer, res, &error);
+  result = catchup_room_call_finish (res, key, &conv, &error);
   if (result != NULL && result->ask != NULL)
     {
       CatchupAskResult *ask = g_steal_pointer (&result->ask);
@@ -314,7 +312,7 @@ social_done (GObject *source, GAsyncResult *res, gpointer data)
         }
       return;
     }
-  if ((conv = catchup_room_key_find_conv (key)) == NULL)
+  if (conv == NULL)
     return;
   if (result == NULL)
     text = g_strdup (error ? error->message : _("No answer."));

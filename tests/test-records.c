@@ -132,14 +132,9 @@ static void
 test_empty (void)
 {
   g_autoptr (CatchupMessage) m = catchup_message_new ("m1", 1, "alice", "lol");
-  g_autoptr (CatchupMessage) ev = catchup_message_new ("m2", 1, "alice", "I'll be back");
   g_autoptr (GPtrArray) none = catchup_records_extract (m, roster);
-  g_autoptr (GPtrArray) event = NULL;
 
   g_assert_cmpuint (none->len, ==, 0);
-  ev->flags |= CATCHUP_MESSAGE_EVENT;
-  event = catchup_records_extract (ev, NULL);
-  g_assert_cmpuint (event->len, ==, 0);
 }
 
 static void
