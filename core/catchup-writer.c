@@ -1093,6 +1093,19 @@ catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCan
 }
 
 static gpointer
+records_write_call (CatchupStore *store, gpointer data, GError **error)
+{
+  return catchup_records_model_store (store, data, error) ? GINT_TO_POINTER (1) : NULL;
+}
+
+gboolean
+catchup_writer_records_sink (CatchupRecordsModelWrite *write, gpointer writer, GCancellable *cancellable,
+                             GError **error)
+{
+  return catchup_writer_call_sync (writer, records_write_call, write, cancellable, error) != NULL;
+}
+
+static gpointer
 prune_call (CatchupStore *store, gpointer data, GError **error)
 {
   guint64 n_deleted = 0;
