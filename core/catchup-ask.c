@@ -54,6 +54,7 @@ catchup_ask_query_free (CatchupAskQuery *q)
   g_free (q->owner);
   g_free (q->topic);
   g_free (q->question);
+  g_strfreev (q->roster);
   g_free (q);
 }
 
@@ -183,6 +184,7 @@ catchup_ask_compile (const char *question, const char *const *roster)
       }
   q->topic = topic_of (question, nicks);
   q->question = g_strdup (question);
+  q->roster = g_strdupv ((char **) roster);
   return g_steal_pointer (&q);
 }
 
@@ -196,7 +198,68 @@ catchup_ask_result_free (CatchupAskResult *res)
   catchup_ask_query_free (res->query);
   g_clear_pointer (&res->rows, g_ptr_array_unref);
   g_clear_pointer (&res->memory, catchup_memory_free);
+  catchup_ask_answer_free (res->answer);
+  g_free (res->notice);
   g_free (res);
+}
+
+static void
+line_free (CatchupAskLine *line)
+{
+  g_free (line->person);
+  g_free (line->text);
+  g_ptr_array_unref (line->ids);
+  g_free (line);
+}
+
+void
+catchup_ask_answer_free (CatchupAskAnswer *answer)
+{
+  if (answer == NULL)
+    return;
+  g_ptr_array_unref (answer->lines);
+  g_free (answer);
+}
+
+CatchupAskAnswer *
+catchup_ask_answer_new (void)
+{
+  CatchupAskAnswer *answer = g_new0 (CatchupAskAnswer, 1);
+
+  answer->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) line_free);
+  return answer;
+}
+
+GPtrArray *
+catchup_ask_answer_cited (const CatchupAskAnswer *answer)
+{
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < answer->lines->len; i++)
+    {
+      const CatchupAskLine *line = answer->lines->pdata[i];
+
+      for (guint j = 0; j < line->ids->len; j++)
+        if (!g_ptr_array_find_with_equal_func (ids, line->ids->pdata[j], g_str_equal, NULL))
+          g_ptr_array_add (ids, g_strdup (line->ids->pdata[j]));
+    }
+  return ids;
+}
+
+char *
+catchup_ask_answer_text (const CatchupAskAnswer *answer)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < answer->lines->len; i++)
+    {
+      const CatchupAskLine *line = answer->lines->pdata[i];
+
+      if (out->len)
+        g_string_append_c (out, ' ');
+      g_string_append (out, line->text);
+    }
+  return g_string_free (out, FALSE);
 }
 
 static void
@@ -569,6 +632,28 @@ finish_rows (GPtrArray *rows)
     }
 }
 
+/* What the budget leaves once every turn by or about the people asked about is in: the room's turns by the
+ * question's own score (its words, the thread, the verbatim recall), without the relation to a person. They
+ * join the evidence, never a person's row: a reply by someone else often says what the person's turn left
+ * open, but an empty row stays empty. */
+static void
+fill_leftover (const Ctx *c, CatchupMemory *mem, guint budget)
+{
+  g_autoptr (GArray) ranked = g_array_new (FALSE, FALSE, sizeof (Ranked));
+
+  for (guint i = 0; i < c->n; i++)
+    {
+      const Turn *t = &c->turns[i];
+      Ranked r = { t, t->base + W_THREAD * t->thread + W_RECALL * t->recalled };
+
+      if (!g_hash_table_contains (mem->gap_of, t->msg->id))
+        g_array_append_val (ranked, r);
+    }
+  g_array_sort (ranked, cmp_ranked);
+  for (guint i = 0; i < ranked->len && mem->tokens < budget; i++)
+    catchup_memory_add (mem, g_array_index (ranked, Ranked, i).turn->msg, (int) c->q->people->len, budget);
+}
+
 static gboolean
 ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
 {
@@ -590,6 +675,7 @@ ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
       g_ptr_array_add (lists, rank_for_person (c, p));
     }
   accumulate_rows (res->memory, res->rows, lists, budget);
+  fill_leftover (c, res->memory, budget);
   for (guint p = 0; p < n; p++)
     row_records (c, res->rows->pdata[p], topic_terms, budget / RECORD_SHARE / MAX (n, 1));
   return TRUE;

@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-ask.h"
+#include "catchup-ask-answer.h"
 #include "catchup-embed-cache.h"
 #include "catchup-engine.h"
 #include "catchup-error.h"
@@ -256,7 +257,7 @@ session_close (ModelSession *ms)
   if (ms->llm != NULL)
     catchup_llm_get_stats (ms->llm, &ms->report->stats);
   ms->report->used = ms->report->gaps_used || ms->report->retrieval_used || ms->report->selection_used ||
-                     ms->report->summary_used;
+                     ms->report->summary_used || ms->report->answer_used;
   g_free (ms->report->notice);
   ms->report->notice = session_notice (ms);
   g_clear_pointer (&ms->embedder, catchup_embedder_free);
@@ -465,9 +466,9 @@ catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArray *window, cons
   return engine_memory (store, room, window, NULL, opts, report, cancellable, error);
 }
 
-CatchupAskResult *
-catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
-                    CatchupModelReport *report, GCancellable *cancellable, GError **error)
+static CatchupAskResult *
+ask_evidence (ModelSession *ms, CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
+              GCancellable *cancellable, GError **error)
 {
   CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
   CatchupMemory *mem;
@@ -483,13 +484,61 @@ catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, cons
   if (per_person)
     return catchup_ask_people (store, room, q, opts->memory.budget, error);
   /* the verbatim track's recall, with the model's embeddings when there is one */
-  mem = engine_memory (store, room, NULL, question, opts, report, cancellable, error);
+  mem = session_memory (ms, store, room, NULL, question, opts, cancellable, error);
   if (mem == NULL)
     {
       catchup_ask_query_free (q);
       return NULL;
     }
   return catchup_ask_from_memory (q, mem);
+}
+
+/* The model's short answer beside the evidence; a model that cannot answer leaves the evidence and a notice.
+ * FALSE only for a cancellation. */
+static gboolean
+session_answer (ModelSession *ms, CatchupAskResult *res, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *reason = NULL;
+
+  if (!session_has_chat (ms))
+    return TRUE;
+  if (session_may_call (ms, &reason))
+    {
+      if (!catchup_ask_answer (ms->llm, res, cancellable, error))
+        return FALSE;
+      ms->report->answer_used = res->answer != NULL;
+      return TRUE;
+    }
+  if (reason == NULL && ms->summary_failure != NULL)
+    reason = g_strdup (ms->summary_failure);
+  g_free (res->notice);
+  res->notice = g_strdup_printf (_("Model not used for the answer: %s; this is the evidence."),
+                                 reason ? reason : _("no client"));
+  return TRUE;
+}
+
+static CatchupAskResult *
+engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts, gboolean answer,
+            CatchupModelReport *report, GCancellable *cancellable, GError **error)
+{
+  CatchupModelReport own = { 0 };
+  g_autoptr (CatchupAskResult) res = NULL;
+  ModelSession ms;
+
+  session_open (&ms, opts->model, store, report ? report : &own);
+  res = ask_evidence (&ms, store, room, question, opts, cancellable, error);
+  if (res != NULL && answer && !session_answer (&ms, res, cancellable, error))
+    g_clear_pointer (&res, catchup_ask_result_free);
+  session_close (&ms);
+  catchup_model_report_clear (&own);
+  return g_steal_pointer (&res);
+}
+
+CatchupAskResult *
+catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
+                    CatchupModelReport *report, GCancellable *cancellable, GError **error)
+{
+  return engine_ask (store, room, question, opts, TRUE, report, cancellable, error);
 }
 
 CatchupMemory *
@@ -501,7 +550,7 @@ catchup_engine_recall (CatchupStore *store, gint64 room, const char *query, cons
   /* the best method asks the room: per person where the question names people, the plain recall otherwise */
   if (opts->memory.method != CATCHUP_METHOD_REMEMBER)
     return engine_memory (store, room, NULL, query, opts, report, cancellable, error);
-  res = catchup_engine_ask (store, room, query, opts, report, cancellable, error);
+  res = engine_ask (store, room, query, opts, FALSE, report, cancellable, error);
   return res ? g_steal_pointer (&res->memory) : NULL;
 }
 
@@ -537,7 +586,6 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   return g_steal_pointer (&res);
 }
 
-/* The async run's own copy of the caller's model settings. */
 typedef struct {
   char *db_path;
   char *room_spec;

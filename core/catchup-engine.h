@@ -17,7 +17,7 @@ typedef struct {
   char *me;                 /* the user's nick in the room, for the summary's "For you"; NULL: none */
   /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
    * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
-   * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
+   * dense retrieval over the vectors catchup_embed_cache_fill_rooms stored. Borrowed; the async run copies it. */
   const CatchupLlmConfig *model;
 } CatchupOptions;
 
@@ -29,6 +29,7 @@ typedef struct {
   gboolean used;            /* at least one step used the model's answer */
   gboolean gaps_used, retrieval_used, summary_used;
   gboolean selection_used;  /* the model chose the memory's evidence from the candidate pools */
+  gboolean answer_used;     /* a question got the model's short answer (catchup_engine_ask) */
   guint selection_candidates;    /* distinct candidate turns shown to it (0: not asked) */
   guint selection_prompt_tokens; /* the selection prompt, by the library's counter */
   char *notice;             /* one line: why a configured step did not use the model; NULL when all did */
@@ -62,7 +63,8 @@ CatchupMemory *catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArra
                                       const CatchupOptions *opts, CatchupModelReport *report,
                                       GCancellable *cancellable, GError **error);
 /* A question to the room (catchup-ask.h): per person when it names people, else the recall of the verbatim
- * track with the model's embeddings when one is configured. */
+ * track with the model's embeddings when one is configured; with a chat model, its short answer beside the
+ * evidence (catchup-ask-answer.h; when it cannot answer, res->notice says why). */
 CatchupAskResult *catchup_engine_ask (CatchupStore *store, gint64 room, const char *question,
                                       const CatchupOptions *opts, CatchupModelReport *report,
                                       GCancellable *cancellable, GError **error);

@@ -461,6 +461,156 @@ bind_before (sqlite3_stmt *st, int i, const CatchupPos *before)
   sqlite3_bind_int64 (st, i + 1, before ? before->row : G_MAXINT64);
 }
 
+/* The per-row figures of catchup_tf(): rows and tokens of the whole index, then one count per phrase. */
+#define TF_HEAD 2
+/* Phrases counted without a heap buffer; longer expressions are rare (a whole window's terms). */
+#define TF_STACK_PHRASES 256
+G_STATIC_ASSERT (sizeof (sqlite3_int64) == sizeof (gint64));
+
+/*
+ * FTS5 auxiliary function catchup_tf (chunks_fts): a blob of 64-bit integers, TF_HEAD figures and then how
+ * often each phrase of the MATCH expression occurs in the current row, for a caller that scores BM25 itself.
+ * bm25() walks every phrase's doclist again on each query to count its documents, which the caller has
+ * already, and reads each row's length through a statement of its own, which a join reads cheaper.
+ */
+static void
+tf_function (const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int n_args, sqlite3_value **args)
+{
+  int n = api->xPhraseCount (fts), rc;
+  sqlite3_int64 stack[TF_HEAD + TF_STACK_PHRASES];
+  g_autofree sqlite3_int64 *heap = n > TF_STACK_PHRASES ? g_new (sqlite3_int64, TF_HEAD + n) : NULL;
+  sqlite3_int64 *out = heap ? heap : stack;
+  sqlite3_int64 *totals = api->xGetAuxdata (fts, 0);
+
+  (void) n_args;
+  (void) args;
+  /* the index's totals are the same for every row of a query: read once, kept with the query */
+  if (totals == NULL)
+    {
+      sqlite3_int64 rows, tokens;
+
+      if ((rc = api->xRowCount (fts, &rows)) != SQLITE_OK
+          || (rc = api->xColumnTotalSize (fts, -1, &tokens)) != SQLITE_OK)
+        {
+          sqlite3_result_error_code (ctx, rc);
+          return;
+        }
+      totals = g_new (sqlite3_int64, 2);
+      totals[0] = rows;
+      totals[1] = tokens;
+      /* on failure xSetAuxdata frees totals itself */
+      if ((rc = api->xSetAuxdata (fts, totals, g_free)) != SQLITE_OK)
+        {
+          sqlite3_result_error_code (ctx, rc);
+          return;
+        }
+    }
+  out[0] = totals[0];
+  out[1] = totals[1];
+  for (int i = 0; i < n; i++)
+    {
+      Fts5PhraseIter it;
+      int col, off;
+
+      out[TF_HEAD + i] = 0;
+      if ((rc = api->xPhraseFirst (fts, i, &it, &col, &off)) != SQLITE_OK)
+        {
+          sqlite3_result_error_code (ctx, rc);
+          return;
+        }
+      for (; col >= 0; api->xPhraseNext (fts, &it, &col, &off))
+        out[TF_HEAD + i]++;
+    }
+  sqlite3_result_blob (ctx, out, (int) ((TF_HEAD + n) * sizeof *out), SQLITE_TRANSIENT);
+}
+
+/* The connection's data key under which catchup_tf() is known to be registered. */
+#define TF_REGISTERED "catchup-index-tf"
+
+/* Makes catchup_tf() known to the connection's FTS5; once, before the statement using it is first prepared. */
+static gboolean
+register_tf (CatchupDb *db, GError **error)
+{
+  fts5_api *api = NULL;
+  sqlite3_stmt *st;
+  int rc;
+
+  if (catchup_db_get_data (db, TF_REGISTERED) != NULL)
+    return TRUE;
+  if ((st = catchup_db_prepare (db, "SELECT fts5(?1)", error)) == NULL)
+    return FALSE;
+  sqlite3_bind_pointer (st, 1, &api, "fts5_api_ptr", NULL);
+  rc = sqlite3_step (st);
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW)
+    return catchup_db_set_error (db, rc, error, "term counts"), FALSE;
+  rc = api == NULL || api->iVersion < 2 ? SQLITE_ERROR : api->xCreateFunction (api, "catchup_tf", NULL, tf_function,
+                                                                              NULL);
+  if (rc != SQLITE_OK)
+    return catchup_db_set_error (db, rc, error, "term counts"), FALSE;
+  catchup_db_set_data (db, TF_REGISTERED, GINT_TO_POINTER (1), NULL);
+  return TRUE;
+}
+
+/* FTS5 first, then the chunk and its length (FTS5's docsize table) by rowid: CROSS JOIN keeps that order
+ * (without ORDER BY, the planner would rather walk the room's chunks and probe FTS5 for each). */
+#define MATCH_SQL \
+  "SELECT c.id, catchup_tf (chunks_fts), d.sz FROM chunks_fts CROSS JOIN chunks c ON c.id = chunks_fts.rowid " \
+  "CROSS JOIN chunks_fts_docsize d ON d.id = c.id " \
+  "WHERE chunks_fts MATCH ?1 AND c.room = ?2 AND (c.last_ts < ?3 OR (c.last_ts = ?3 AND c.last_row < ?4))"
+
+/* A row's length in tokens as FTS5 keeps it in its docsize table: one SQLite varint per column (one here). */
+static gint64
+docsize_tokens (const guint8 *sz, int bytes)
+{
+  gint64 v = 0;
+
+  for (int i = 0; i < bytes && i < 9; i++)
+    {
+      if (i == 8)
+        return (v << 8) | sz[i];
+      v = (v << 7) | (sz[i] & 0x7f);
+      if (!(sz[i] & 0x80))
+        return v;
+    }
+  return v;
+}
+
+gboolean
+catchup_index_match_foreach (CatchupStore *store, gint64 room, const char *match, guint n_phrases,
+                             const CatchupPos *before, CatchupIndexMatchFunc func, gpointer data, GError **error)
+{
+  CatchupDb *db = catchup_store_db (store);
+  sqlite3_stmt *st;
+  int rc;
+
+  if (!register_tf (db, error) || (st = catchup_db_prepare (db, MATCH_SQL, error)) == NULL)
+    return FALSE;
+  sqlite3_bind_text (st, 1, match, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (st, 2, room);
+  bind_before (st, 3, before);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      const gint64 *tf = sqlite3_column_blob (st, 1);
+      CatchupIndexMatch m;
+
+      /* an expression FTS5 parsed into other phrases than its caller wrote cannot be scored */
+      if ((gsize) sqlite3_column_bytes (st, 1) != (TF_HEAD + n_phrases) * sizeof *tf)
+        {
+          rc = SQLITE_MISMATCH;
+          break;
+        }
+      m = (CatchupIndexMatch) { sqlite3_column_int64 (st, 0), tf[0], tf[1],
+                                docsize_tokens (sqlite3_column_blob (st, 2), sqlite3_column_bytes (st, 2)),
+                                tf + TF_HEAD };
+      func (&m, data);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_db_set_error (db, rc, error, "sparse retrieval"), FALSE;
+  return TRUE;
+}
+
 GArray *
 catchup_index_search (CatchupStore *store, gint64 room, const char *match, const CatchupPos *before, guint top,
                       GError **error)
@@ -542,28 +692,60 @@ catchup_index_count_chunks (CatchupStore *store, double *n, GError **error)
   return TRUE;
 }
 
+/* Terms looked up by one execution of the document-frequency statement. */
+#define TERM_DOCS_BATCH 64
+
+/* "SELECT term, doc FROM temp.chunks_vocab WHERE term IN (?1, ..., ?TERM_DOCS_BATCH)" */
+static char *
+term_docs_sql (void)
+{
+  g_autoptr (GString) sql = g_string_new ("SELECT term, doc FROM temp.chunks_vocab WHERE term IN (");
+
+  for (guint i = 1; i <= TERM_DOCS_BATCH; i++)
+    g_string_append_printf (sql, i > 1 ? ", ?%u" : "?%u", i);
+  g_string_append_c (sql, ')');
+  return g_string_free (g_steal_pointer (&sql), FALSE);
+}
+
+/* df of terms[from ..< to] into docs (term -> df); unused parameters stay NULL, which matches no term. */
+static gboolean
+term_docs_batch (CatchupStore *store, sqlite3_stmt *st, const char *const *terms, guint from, guint to,
+                 GHashTable *docs, GError **error)
+{
+  int rc;
+
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
+  for (guint i = from; i < to; i++)
+    sqlite3_bind_text (st, (int) (i - from + 1), terms[i], -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    g_hash_table_insert (docs, g_strdup ((const char *) sqlite3_column_text (st, 0)),
+                         GSIZE_TO_POINTER ((gsize) sqlite3_column_int64 (st, 1)));
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "term frequency"), FALSE;
+  return TRUE;
+}
+
 gboolean
 catchup_index_term_docs (CatchupStore *store, const char *const *terms, guint n, double *df, GError **error)
 {
+  g_autoptr (GHashTable) docs = NULL;
+  g_autofree char *sql = NULL;
   sqlite3_stmt *st;
 
   if (n == 0)
     return TRUE;
-  if (!ensure_vocab (store, error) ||
-      (st = catchup_db_prepare (catchup_store_db (store), "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
+  /* every statement execution opens an fts5vocab cursor, and opening one prepares and runs a query of its
+   * own: a batch of terms per execution pays that once instead of once a term */
+  sql = term_docs_sql ();
+  if (!ensure_vocab (store, error) || (st = catchup_db_prepare (catchup_store_db (store), sql, error)) == NULL)
     return FALSE;
+  docs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint from = 0; from < n; from += TERM_DOCS_BATCH)
+    if (!term_docs_batch (store, st, terms, from, MIN (n, from + TERM_DOCS_BATCH), docs, error))
+      return FALSE;
   for (guint i = 0; i < n; i++)
-    {
-      int rc;
-
-      df[i] = 0;
-      sqlite3_bind_text (st, 1, terms[i], -1, SQLITE_STATIC);
-      rc = sqlite3_step (st);
-      if (rc == SQLITE_ROW)
-        df[i] = sqlite3_column_double (st, 0);
-      sqlite3_reset (st);
-      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return catchup_db_set_error (catchup_store_db (store), rc, error, "term frequency"), FALSE;
-    }
+    df[i] = GPOINTER_TO_SIZE (g_hash_table_lookup (docs, terms[i]));
   return TRUE;
 }

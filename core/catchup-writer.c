@@ -3,8 +3,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-embed-cache.h"
-#include "catchup-index.h"
 #include "catchup-error.h"
+#include "catchup-index.h"
 #include "catchup-records.h"
 #include "catchup-retention.h"
 #include "catchup-writer.h"
@@ -1090,6 +1090,19 @@ catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCan
                            GError **error)
 {
   return catchup_writer_call_sync (writer, embed_write_call, (gpointer) write, cancellable, error) != NULL;
+}
+
+static gpointer
+records_write_call (CatchupStore *store, gpointer data, GError **error)
+{
+  return catchup_records_model_store (store, data, error) ? GINT_TO_POINTER (1) : NULL;
+}
+
+gboolean
+catchup_writer_records_sink (CatchupRecordsModelWrite *write, gpointer writer, GCancellable *cancellable,
+                             GError **error)
+{
+  return catchup_writer_call_sync (writer, records_write_call, write, cancellable, error) != NULL;
 }
 
 static gpointer

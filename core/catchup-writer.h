@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 
 #include "catchup-embed-cache.h"
+#include "catchup-records-model.h"
 #include "catchup-store.h"
 
 G_BEGIN_DECLS
@@ -10,7 +11,8 @@ G_BEGIN_DECLS
 /*
  * The history writer: a queue and one worker thread that owns the only writing CatchupStore connection of a
  * database. Everything that writes the history goes through it: messages, presence, settings, retention, and
- * the model vectors the background embedding fill computes on its own thread.
+ * the model vectors the background embedding fill computes on its own thread, and the records the background
+ * model writer of records draws.
  *
  * A chat client must never wait for the disk, so every write is queued and returns at once; the worker drains
  * the queue in batches. A batch's writes (the operations between two calls) are one transaction with one
@@ -116,6 +118,11 @@ gpointer catchup_writer_call_sync (CatchupWriter *writer, CatchupWriterFunc func
  * stores its vectors through the writer, waiting for each write (catchup_writer_call_sync). */
 gboolean catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCancellable *cancellable,
                                     GError **error);
+
+/* A CatchupRecordsModelSink whose user_data is the writer: the background model writer of records asks the
+ * model from its own thread and stores each segment's checked actions through the writer, waiting for each. */
+gboolean catchup_writer_records_sink (CatchupRecordsModelWrite *write, gpointer writer, GCancellable *cancellable,
+                                      GError **error);
 
 /* Deletes the history older than cutoff_ts (catchup_retention_prune) on the worker, after everything queued
  * before it: retention never makes the main loop wait for the disk. Cancelling stops it at once. */

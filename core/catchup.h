@@ -21,6 +21,7 @@
 #include "catchup-records.h"
 #include "catchup-records-model.h"
 #include "catchup-ask.h"
+#include "catchup-ask-answer.h"
 #include "catchup-about.h"
 #include "catchup-headline.h"
 #include "catchup-summary.h"

@@ -15,7 +15,7 @@ static const struct {
   const char *what;
 } subcommands[] = {
   /* Translators: the subcommand lines of /help catchup; keep "/catchup" and its keywords (post, settings,
-   * status, forget, import-logs, help) as they are. */
+   * status, forget, import-logs, ask, help) as they are. */
   { "/catchup", N_("what was said since you were last here, up to the room's maximum") },
   { "/catchup N", N_("the last N messages") },
   { "/catchup 2h, 45m, 1d", N_("the last two hours, 45 minutes, one day") },
@@ -25,6 +25,10 @@ static const struct {
   { "/catchup status", N_("what is indexed, since when, which summariser") },
   { "/catchup forget", N_("deletes this room's history, after asking") },
   { "/catchup import-logs", N_("adds this room's Pidgin/Finch chat logs to its history") },
+  { "/catchup ask QUESTION", N_("answers a question about the room from its history, per person it names "
+                                "(only you see it)") },
+  { "/catchup @nick", N_("what that person said, decided, committed to and was asked, with their open "
+                         "commitments") },
   { "/catchup help", N_("this list") },
 };
 
