@@ -31,8 +31,9 @@ vec_encode (const float *v, guint dim, guint32 *out)
     }
 }
 
-void
-catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out)
+/* Reads one stored vector (dim little-endian float32 values) into out. */
+static void
+vec_decode (const void *blob, guint dim, float *out)
 {
   for (guint d = 0; d < dim; d++)
     {
@@ -74,7 +75,7 @@ lookup_one (CatchupStore *store, const char *model, guint dim, const char *text,
       g_autofree float *vec = g_new (float, dim);
 
       /* older versions stored NaN vectors of non-finite model answers: such a row is as good as none */
-      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 0), dim, vec);
+      vec_decode (sqlite3_column_blob (st, 0), dim, vec);
       found = vec_is_finite (vec, dim);
       if (found && out != NULL)
         memcpy (out, vec, dim * sizeof (float));
@@ -196,8 +197,6 @@ collect_turns (CatchupStore *store, gint64 room, const char *model, guint dim, g
       GError *local = NULL;
 
       *max_row = MAX (*max_row, m->row);
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       line = catchup_embed_turn_text (m);
       if (lookup_one (store, model, dim, line, NULL, &local))
         continue;
@@ -312,13 +311,6 @@ catchup_embed_cache_fill_via (CatchupStore *store, gint64 room, CatchupEmbedder 
 }
 
 gboolean
-catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder, GCancellable *cancellable,
-                          guint *computed, GError **error)
-{
-  return catchup_embed_cache_fill_via (store, room, embedder, NULL, NULL, cancellable, computed, error);
-}
-
-gboolean
 catchup_embed_cache_fill_rooms (CatchupStore *store, GArray *rooms, CatchupEmbedder *embedder, gboolean prune,
                                 CatchupEmbedSink sink, gpointer sink_data, GCancellable *cancellable,
                                 guint *computed, GError **error)
@@ -360,7 +352,7 @@ catchup_embed_cache_foreach_chunk (CatchupStore *store, gint64 room, const char 
     {
       if ((guint) sqlite3_column_bytes (st, 1) != dim * sizeof (float))
         continue;
-      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 1), dim, vec);
+      vec_decode (sqlite3_column_blob (st, 1), dim, vec);
       func (sqlite3_column_int64 (st, 0), vec, data);
     }
   sqlite3_reset (st);

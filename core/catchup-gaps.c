@@ -390,7 +390,7 @@ detect (GPtrArray *window, guint max_gaps)
       CatchupGapType type = CATCHUP_GAP_REFERENTIAL;
       char *expr;
 
-      if (!(m->flags & CATCHUP_MESSAGE_EVENT) && worthy (lower, terms->len, &worth))
+      if (worthy (lower, terms->len, &worth))
         {
           expr = find_expression (words, introduced, &type);
           /* a cue ("as agreed", "again") says more than a bare pronoun, less than a noun phrase */

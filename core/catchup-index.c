@@ -174,20 +174,12 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
 static gboolean
 chunk_from (CatchupStore *store, gint64 room, const CatchupPos *from, GError **error)
 {
-  g_autoptr (GPtrArray) all = catchup_store_range (store, room, from, NULL, 0, error);
-  g_autoptr (GPtrArray) turns = g_ptr_array_new ();
+  g_autoptr (GPtrArray) turns = catchup_store_range (store, room, from, NULL, 0, error);
   g_autofree guint *tokens = NULL;
   g_autoptr (GArray) spans = NULL;
 
-  if (all == NULL)
+  if (turns == NULL)
     return FALSE;
-  for (guint i = 0; i < all->len; i++)
-    {
-      CatchupMessage *m = all->pdata[i];
-
-      if (!(m->flags & CATCHUP_MESSAGE_EVENT))
-        g_ptr_array_add (turns, m);
-    }
   tokens = g_new (guint, turns->len + 1);
   for (guint i = 0; i < turns->len; i++)
     {

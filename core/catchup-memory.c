@@ -130,8 +130,6 @@ add_recent (CatchupStore *store, gint64 room, const CatchupPos *pos, CatchupMemo
       CatchupMessage *m = before->pdata[i];
       guint t = catchup_text_count_turn (m->speaker, m->text);
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       if (used + t > tokens)
         break;
       if (catchup_memory_add (mem, m, -1, budget))
@@ -551,7 +549,7 @@ build_full (Ctx *ctx, CatchupMemory *mem, GError **error)
       CatchupMessage *m = all->pdata[i];
       CatchupPos p = catchup_pos_of (m);
 
-      if (!(m->flags & CATCHUP_MESSAGE_EVENT) && (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0))
+      if (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0)
         catchup_memory_add (mem, m, -1, G_MAXUINT);
     }
   return TRUE;

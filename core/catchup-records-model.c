@@ -15,6 +15,8 @@
 #define MAX_ACTIONS 64
 #define MAX_FIELD_CHARS 400
 #define MAX_HEADS_SHOWN 40
+/* A long paste is cut in the prompt: its gist is what a record keeps, and a segment must fit the context. */
+#define MAX_TURN_TOKENS 300
 
 static const char system_prompt[] =
   "You keep a memory of a group chat: records of what each person states, prefers, commits to or decides, "
@@ -33,7 +35,7 @@ char *
 catchup_records_model_prompt (GPtrArray *segment, const char *const *roster, GPtrArray *heads)
 {
   g_autofree char *nonce = catchup_llm_prompt_nonce ();
-  g_autofree char *block = catchup_llm_prompt_data_block ("MESSAGES", segment, nonce, 0);
+  g_autofree char *block = catchup_llm_prompt_data_block ("MESSAGES", segment, nonce, MAX_TURN_TOKENS);
   GString *out = g_string_new (instructions);
 
   g_string_append (out, "\nPeople:");
@@ -223,20 +225,206 @@ catchup_records_apply_model_reply (CatchupStore *store, gint64 room, GPtrArray *
   return TRUE;
 }
 
+/* The model's reply for a segment, with the room's roster and its newest heads (the ones new messages most
+ * likely update) in the prompt. */
+static char *
+segment_reply (CatchupStore *store, gint64 room, CatchupLlm *llm, GPtrArray *segment, GCancellable *cancellable,
+               GError **error)
+{
+  g_auto (GStrv) roster = catchup_records_roster (store, room, error);
+  g_autoptr (GPtrArray) heads = roster ? catchup_records_recent_heads (store, room, MAX_HEADS_SHOWN, error) : NULL;
+  g_autofree char *prompt = NULL;
+
+  if (heads == NULL)
+    return NULL;
+  prompt = catchup_records_model_prompt (segment, (const char *const *) roster, heads);
+  return catchup_llm_chat (llm, system_prompt, prompt, cancellable, error);
+}
+
 gboolean
 catchup_records_model_write (CatchupStore *store, gint64 room, CatchupLlm *llm, GPtrArray *segment,
                              guint *n_applied, guint *n_dropped, GCancellable *cancellable, GError **error)
 {
-  g_auto (GStrv) roster = catchup_records_roster (store, room, error);
-  g_autoptr (GPtrArray) heads = roster ? catchup_records_list (store, room, NULL, TRUE, error) : NULL;
-  g_autofree char *prompt = NULL, *reply = NULL;
+  g_autofree char *reply = segment_reply (store, room, llm, segment, cancellable, error);
 
-  if (heads == NULL)
-    return FALSE;
-  /* the newest heads are the ones new messages most likely update */
-  if (heads->len > MAX_HEADS_SHOWN)
-    g_ptr_array_remove_range (heads, 0, heads->len - MAX_HEADS_SHOWN);
-  prompt = catchup_records_model_prompt (segment, (const char *const *) roster, heads);
-  reply = catchup_llm_chat (llm, system_prompt, prompt, cancellable, error);
   return reply != NULL && catchup_records_apply_model_reply (store, room, segment, reply, n_applied, n_dropped, error);
+}
+
+/* ---------- the background writer ---------- */
+
+void
+catchup_records_model_limits_init (CatchupRecordsModelLimits *limits)
+{
+  limits->max_calls = 8;
+  limits->max_ms = 120000;
+  limits->segment = 40;
+  limits->backlog = 200;
+}
+
+static gboolean
+set_mark (CatchupStore *store, gint64 room, gint64 mark, GError **error)
+{
+  g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, mark);
+
+  return catchup_store_set_setting (store, room, CATCHUP_RECORDS_MODEL_MARK, value, error);
+}
+
+gboolean
+catchup_records_model_store (CatchupStore *store, CatchupRecordsModelWrite *write, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  write->applied = write->dropped = 0;
+  if (!catchup_store_begin (store, error))
+    return FALSE;
+  if (!catchup_records_apply_model_reply (store, write->room, write->segment, write->reply, &write->applied,
+                                          &write->dropped, &local) &&
+      !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
+    {
+      catchup_store_rollback (store);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  /* an unusable reply: the segment's actions are lost, the segment is not asked for again */
+  if (local != NULL)
+    write->dropped = MAX (write->dropped, 1);
+  if (!set_mark (store, write->room, write->mark, error))
+    {
+      catchup_store_rollback (store);
+      return FALSE;
+    }
+  return catchup_store_commit (store, error);
+}
+
+/* Where the model writer goes on in a room: its mark, or for a room it has not seen, before its latest
+ * backlog messages. */
+static gboolean
+read_mark (CatchupStore *store, gint64 room, guint backlog, gint64 *mark, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *value = catchup_store_get_setting (store, room, CATCHUP_RECORDS_MODEL_MARK, &local);
+
+  *mark = 0;
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (value != NULL)
+    {
+      *mark = g_ascii_strtoll (value, NULL, 10);
+      return TRUE;
+    }
+  return catchup_records_row_before_latest (store, room, backlog, mark, error);
+}
+
+/* The turns of a batch (presence lines are no turns, but move the mark). */
+static GPtrArray *
+turns_of (GPtrArray *batch)
+{
+  GPtrArray *turns = g_ptr_array_new ();
+
+  for (guint i = 0; i < batch->len; i++)
+    g_ptr_array_add (turns, batch->pdata[i]);
+  return turns;
+}
+
+typedef struct {
+  CatchupStore *store;
+  CatchupLlm *llm;
+  const CatchupRecordsModelLimits *limits;
+  CatchupRecordsModelSink sink;
+  gpointer sink_data;
+  CatchupRecordsModelStats *stats;
+  gint64 started;      /* monotonic, µs */
+} Pass;
+
+static gboolean
+pass_may_call (const Pass *p)
+{
+  if (p->limits->max_calls && p->stats->calls >= p->limits->max_calls)
+    return FALSE;
+  return p->limits->max_ms == 0 || g_get_monotonic_time () - p->started < (gint64) p->limits->max_ms * 1000;
+}
+
+static gboolean
+pass_write (Pass *p, CatchupRecordsModelWrite *write, GCancellable *cancellable, GError **error)
+{
+  gboolean ok = p->sink ? p->sink (write, p->sink_data, cancellable, error)
+                        : catchup_records_model_store (p->store, write, error);
+
+  if (ok)
+    {
+      p->stats->segments++;
+      p->stats->applied += write->applied;
+      p->stats->dropped += write->dropped;
+    }
+  return ok;
+}
+
+/* One room's messages after its mark, a segment a call, until they or the pass's bounds run out. */
+static gboolean
+fill_room (Pass *p, gint64 room, GCancellable *cancellable, GError **error)
+{
+  gint64 mark;
+
+  if (!read_mark (p->store, room, p->limits->backlog, &mark, error))
+    return FALSE;
+  for (;;)
+    {
+      g_autoptr (GPtrArray) batch = catchup_records_messages_after (p->store, room, mark, p->limits->segment, error);
+      g_autoptr (GPtrArray) turns = NULL;
+      g_autofree char *reply = NULL;
+      CatchupRecordsModelWrite write = { room, NULL, NULL, 0, 0, 0 };
+
+      if (batch == NULL)
+        return FALSE;
+      if (batch->len == 0)
+        return TRUE;
+      if (!pass_may_call (p))
+        {
+          p->stats->more = TRUE;
+          return TRUE;
+        }
+      turns = turns_of (batch);
+      write.segment = turns;
+      write.mark = ((CatchupMessage *) batch->pdata[batch->len - 1])->row;
+      if (turns->len > 0)
+        {
+          g_autoptr (GError) local = NULL;
+
+          p->stats->calls++;
+          reply = segment_reply (p->store, room, p->llm, turns, cancellable, &local);
+          /* an answer the client could not use (cut twice at the reply limit): as a reply without actions */
+          if (reply == NULL && !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return FALSE;
+            }
+        }
+      write.reply = reply ? reply : turns->len ? "" : "{\"actions\": []}";
+      if (!pass_write (p, &write, cancellable, error))
+        return FALSE;
+      mark = write.mark;
+    }
+}
+
+gboolean
+catchup_records_model_fill (CatchupStore *store, GArray *rooms, CatchupLlm *llm,
+                            const CatchupRecordsModelLimits *limits, CatchupRecordsModelSink sink, gpointer sink_data,
+                            CatchupRecordsModelStats *stats, GCancellable *cancellable, GError **error)
+{
+  CatchupRecordsModelStats own = { 0 };
+  Pass p = { store, llm, limits, sink, sink_data, stats ? stats : &own, g_get_monotonic_time () };
+
+  memset (p.stats, 0, sizeof *p.stats);
+  for (guint i = 0; i < rooms->len; i++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+          !fill_room (&p, g_array_index (rooms, gint64, i), cancellable, error))
+        return FALSE;
+      if (p.stats->more)
+        break;
+    }
+  return TRUE;
 }

@@ -28,7 +28,6 @@ catchup_retention_forget_room (CatchupStore *store, gint64 room, GError **error)
     "DELETE FROM messages WHERE room = ?1",
     "DELETE FROM room_settings WHERE room = ?1",
     "DELETE FROM nicks WHERE room = ?1",
-    "DELETE FROM room_events WHERE room = ?1",
     "DELETE FROM rooms WHERE id = ?1",
   };
 
@@ -50,7 +49,6 @@ fail:
 #define ROOMS_WITH_OLD_ROWS \
   "SELECT id FROM rooms r WHERE" \
   " EXISTS (SELECT 1 FROM messages WHERE room = r.id AND ts < ?1)" \
-  " OR EXISTS (SELECT 1 FROM room_events WHERE room = r.id AND ts < ?1)" \
   " OR EXISTS (SELECT 1 FROM nicks WHERE room = r.id AND ts < ?1)"
 
 static GArray *
@@ -121,7 +119,6 @@ prune_room_locked (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n
   if (n_old > 0 && !catchup_index_clear (store, room, error))
     return FALSE;
   if (!delete_before (store, "DELETE FROM messages WHERE room = ?1 AND ts < ?2", room, cutoff_ts, n_deleted, error)
-      || !delete_before (store, "DELETE FROM room_events WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error)
       || !delete_before (store, "DELETE FROM nicks WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error))
     return FALSE;
   return n_old == 0 || catchup_index_update (store, room, error);

@@ -5,29 +5,8 @@
 #include "catchup-error.h"
 #include "catchup-store-private.h"
 
-/* Presence events and nick changes of a room: stored beside the messages, never turns of the conversation. */
-
-gboolean
-catchup_store_add_event (CatchupStore *store, gint64 room, gint64 ts, CatchupRoomEventKind kind,
-                         const char *nick, const char *detail, GError **error)
-{
-  g_autoptr (CatchupDbStmt) stmt =
-    catchup_db_prepare (catchup_store_db (store),
-                           "INSERT INTO room_events (room, ts, kind, nick, detail) VALUES (?1, ?2, ?3, ?4, ?5)"
-                           " ON CONFLICT DO NOTHING",
-                           error);
-
-  g_return_val_if_fail (nick != NULL, FALSE);
-
-  if (stmt == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, room);
-  sqlite3_bind_int64 (stmt, 2, ts);
-  sqlite3_bind_int64 (stmt, 3, kind);
-  catchup_db_bind_text (stmt, 4, nick);
-  catchup_db_bind_text (stmt, 5, detail ? detail : "");
-  return catchup_db_step_done (catchup_store_db (store), stmt, error);
-}
+/* Nick changes of a room: stored beside the messages, never turns of the conversation (catchup-nicks.h reads
+ * them as people). */
 
 gboolean
 catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, const char *old_nick,

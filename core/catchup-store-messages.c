@@ -247,13 +247,12 @@ catchup_store_count (CatchupStore *store, gint64 room, GError **error)
   return catchup_db_query_int64 (catchup_store_db (store), stmt, &n, &found, error) ? n : -1;
 }
 
-/* Conversational turns (no join, part or nick-change rows) with ts >= since: what a catch-up window can hold. */
+/* Turns with ts >= since: what a catch-up window can hold. */
 gint64
 catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GError **error)
 {
   g_autoptr (CatchupDbStmt) stmt =
-    catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM messages WHERE room = ?1 AND ts >= ?2 AND (flags & ?3) = 0",
-                           error);
+    catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM messages WHERE room = ?1 AND ts >= ?2", error);
   gint64 n = 0;
   gboolean found;
 
@@ -261,6 +260,5 @@ catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GErro
     return -1;
   sqlite3_bind_int64 (stmt, 1, room);
   sqlite3_bind_int64 (stmt, 2, since);
-  sqlite3_bind_int64 (stmt, 3, CATCHUP_MESSAGE_EVENT);
   return catchup_db_query_int64 (catchup_store_db (store), stmt, &n, &found, error) ? n : -1;
 }

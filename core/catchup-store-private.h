@@ -128,6 +128,14 @@ G_BEGIN_DECLS
   "  SELECT m.room, m.speaker, count(*) FROM messages m JOIN records_state s ON s.room = m.room AND m.row <= s.max_row" \
   "  WHERE m.flags & 8 = 0 AND m.speaker != '' GROUP BY m.room, m.speaker;"
 
+/*
+ * Version 7: no presence events. Every join, part and quit of everyone in a room (with the quit reasons) was
+ * kept and nothing read it: a record of who came and went, people who never spoke included, that outgrew the
+ * messages in busy IRC channels. Renames stay in nicks: they tell which nicks are one person.
+ */
+#define CATCHUP_STORE_SCHEMA_V7 \
+  "DROP TABLE room_events;"
+
 /* Reads a message from a statement whose columns are: row, uid, ts, speaker, alias, body, flags. */
 CatchupMessage *catchup_store_message_from_stmt (sqlite3_stmt *stmt);
 #define CATCHUP_STORE_MESSAGE_COLUMNS "row, uid, ts, speaker, alias, body, flags"

@@ -53,8 +53,14 @@ migrate_to_v6 (CatchupStore *store, GError **error)
   return catchup_db_exec (store->db, CATCHUP_STORE_SCHEMA_V6, error);
 }
 
+static gboolean
+migrate_to_v7 (CatchupStore *store, GError **error)
+{
+  return catchup_db_exec (store->db, CATCHUP_STORE_SCHEMA_V7, error);
+}
+
 static const MigrationStep migrations[] = { migrate_to_v1, migrate_to_v2, migrate_to_v3, migrate_to_v4,
-                                            migrate_to_v5, migrate_to_v6 };
+                                            migrate_to_v5, migrate_to_v6, migrate_to_v7 };
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CATCHUP_STORE_SCHEMA_VERSION);
 
 static gboolean

@@ -8,7 +8,9 @@
 G_BEGIN_DECLS
 
 /*
- * The history store: one SQLite file (WAL) holding rooms, messages and the retrieval index.
+ * The history store: one SQLite file (WAL) holding rooms, messages, settings and presence events, and its schema
+ * with its migrations. The modules above keep their tables in the same file (the retrieval index, the records,
+ * the model vectors) and reach it through catchup_store_db; the store calls none of them.
  *
  * Threading contract: a CatchupStore is one SQLite connection (catchup-db.h) and belongs to one thread at a time.
  * Open one store per thread that needs the database (SQLite's WAL lets readers and one writer work side by
@@ -17,7 +19,7 @@ G_BEGIN_DECLS
  * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
  */
 
-#define CATCHUP_STORE_SCHEMA_VERSION 6
+#define CATCHUP_STORE_SCHEMA_VERSION 7
 
 typedef struct _CatchupStore CatchupStore;
 
@@ -109,7 +111,7 @@ GPtrArray *catchup_store_before (CatchupStore *store, gint64 room, const Catchup
 GPtrArray *catchup_store_since (CatchupStore *store, gint64 room, gint64 since, GError **error);
 
 gint64 catchup_store_count (CatchupStore *store, gint64 room, GError **error);
-/* Turns of the conversation (events not counted) with ts >= since; -1 on error. */
+/* Turns with ts >= since; -1 on error. */
 gint64 catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GError **error);
 /* Per-room settings (key/value text), removed with the room. get returns NULL without error when unset. */
 char *catchup_store_get_setting (CatchupStore *store, gint64 room, const char *key, GError **error);
@@ -117,16 +119,7 @@ char *catchup_store_get_setting (CatchupStore *store, gint64 room, const char *k
 gboolean catchup_store_set_setting (CatchupStore *store, gint64 room, const char *key, const char *value,
                                     GError **error);
 
-/* Presence events of a room. They are not turns of the conversation and never enter the message order. */
-typedef enum {
-  CATCHUP_ROOM_EVENT_JOIN,
-  CATCHUP_ROOM_EVENT_PART,
-  CATCHUP_ROOM_EVENT_QUIT,
-} CatchupRoomEventKind;
-
-/* Both are idempotent: recording the same event (room, ts, kind/nicks, detail) twice stores it once. */
-gboolean catchup_store_add_event (CatchupStore *store, gint64 room, gint64 ts, CatchupRoomEventKind kind,
-                                  const char *nick, const char *detail, GError **error);
+/* A rename (catchup-nicks.h reads them), idempotent: the same (room, ts, nicks) twice is stored once. */
 gboolean catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, const char *old_nick,
                                         const char *new_nick, GError **error);
 /* The nick a speaker had at ts after following recorded changes from since onwards; a new string. */

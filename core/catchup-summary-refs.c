@@ -35,7 +35,7 @@ static const char *const generic_nouns[] = {
   "pics", "photo", "photos", "picture", "pictures", "shot", "video", "friend", "friends", "buddy", "buddies",
   "guy", "guys", "folks", "everyone", "kid", "kids", "family", "favorite", "favourite", "recommendation",
   "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", "goal", "goals", "writing", "character", "characters",
-  "sound", "screen", NULL,
+  "sound", "screen", "need", "needs", "limit", "limits", NULL,
 };
 
 /* Whether a term (stemmed) is one of the words of list: "advice" is cut to "advic" like the line's words. */
@@ -95,8 +95,11 @@ naming_terms (const char *folded_expr)
   g_autoptr (GPtrArray) terms = catchup_summary_terms (folded_expr);
   gboolean names = FALSE;
 
-  if (in_list (folded_expr, stock_phrases))
-    return NULL;
+  /* "your support means" is "your support" run on into its verb */
+  for (guint i = 0; stock_phrases[i]; i++)
+    if (g_str_has_prefix (folded_expr, stock_phrases[i]) &&
+        (folded_expr[strlen (stock_phrases[i])] == '\0' || folded_expr[strlen (stock_phrases[i])] == ' '))
+      return NULL;
   if ((g_str_has_prefix (folded_expr, "my ") || g_str_has_prefix (folded_expr, "our ")) && terms->len == 1 &&
       in_stem_list (terms->pdata[0], own_things))
     return NULL;
@@ -138,6 +141,7 @@ said_terms (const char *text)
 struct _CatchupSummaryRefs {
   CatchupMemory *mem;
   GPtrArray *terms;      /* GPtrArray of terms, per memory turn */
+  GPtrArray *joined;     /* GPtrArray of its neighbouring terms joined ("fall back": "fallback"), per turn */
   GHashTable *df;        /* term -> number of memory turns that have it: how well it picks out one of them */
   guint docs;
   GHashTable *first;     /* term -> 1 + the index of the first window candidate that has it */
@@ -156,7 +160,6 @@ count_terms (CatchupSummaryRefs *r, GPtrArray *terms)
     guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->df, term));
     g_hash_table_replace (r->df, g_strdup (term), GUINT_TO_POINTER (n + 1));
   }
-  r->docs++;
 }
 
 static void
@@ -200,6 +203,7 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
   CatchupSummaryRefs *r = g_new0 (CatchupSummaryRefs, 1);
   r->mem = mem;
   r->terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  r->joined = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->exprs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
@@ -207,12 +211,17 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
   for (guint i = 0; mem && mem->turns && i < mem->turns->len; i++) {
     const CatchupMessage *m = mem->turns->pdata[i];
     GPtrArray *terms = said_terms (m->text);
-    /* "fall back" written apart names "fallback": each pair of neighbours is a term too, after the words */
-    for (guint t = 0, n = terms->len; t + 1 < n; t++)
-      g_ptr_array_add (terms, g_strconcat (terms->pdata[t], terms->pdata[t + 1], NULL));
+    /* "fall back" written apart names "fallback": each pair of neighbours joined, kept apart from the words (two
+     * turns are not about the same thing for sharing a pair as well as its words) */
+    GPtrArray *joined = g_ptr_array_new_with_free_func (g_free);
+    for (guint t = 0; t + 1 < terms->len; t++)
+      g_ptr_array_add (joined, g_strconcat (terms->pdata[t], terms->pdata[t + 1], NULL));
+    count_terms (r, joined);
+    g_ptr_array_add (r->joined, joined);
     g_hash_table_add (r->people, g_utf8_casefold (m->speaker ? m->speaker : "", -1));
     count_terms (r, terms);
     g_ptr_array_add (r->terms, terms);
+    r->docs++;
   }
   for (guint i = 0; i < cands->len; i++) {
     const CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
@@ -232,6 +241,7 @@ catchup_summary_refs_free (CatchupSummaryRefs *r)
   if (!r)
     return;
   g_ptr_array_unref (r->terms);
+  g_ptr_array_unref (r->joined);
   g_hash_table_unref (r->df);
   g_hash_table_unref (r->first);
   g_hash_table_unref (r->exprs);
@@ -285,11 +295,11 @@ in_terms (GPtrArray *terms, const char *term)
 static Evidence
 evidence_of (const CatchupSummaryRefs *r, guint turn, GHashTable *wanted, GPtrArray *named)
 {
-  GPtrArray *terms = r->terms->pdata[turn];
+  GPtrArray *words = r->terms->pdata[turn], *joined = r->joined->pdata[turn];
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   Evidence e = { turn, 0, 0 };
-  for (guint i = 0; i < terms->len; i++) {
-    const char *t = terms->pdata[i];
+  for (guint i = 0; i < words->len + joined->len; i++) {
+    const char *t = i < words->len ? words->pdata[i] : joined->pdata[i - words->len];
     if ((g_hash_table_contains (wanted, t) || in_terms (named, t)) && g_hash_table_add (seen, (gpointer) t)) {
       e.score += rarity (r, t);
       e.shared++;
@@ -479,7 +489,9 @@ best_evidence (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Anc
   gint best = -1;
   for (guint i = 0; i < mem->turns->len; i++) {
     const CatchupMessage *t = mem->turns->pdata[i];
-    if (!t->id || t->ts > c->msg->ts || !has_all (r->terms->pdata[i], a->required) ||
+    gboolean named = has_all (r->terms->pdata[i], a->required) ||
+                     (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0]));
+    if (!t->id || t->ts > c->msg->ts || !named ||
         !owner_fits (a->owner, t, c->msg))
       continue;
     Evidence e = evidence_of (r, i, wanted, a->required);

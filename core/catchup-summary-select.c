@@ -75,14 +75,13 @@ typedef struct {
 
 static const char *const decision_cues[] = {
   "decided", "decision", "agreed", "we'll go with", "going with", "go with", "we went with", "settled",
-  "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on", "instead of", "let's do that",
-  "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
+  "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on",
+  "instead of", "let's do that", "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
   "rescheduled", "is rm", "takes over", NULL,
 };
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
-  "i need someone", "i need a", "i need the",
-  "ptal", "re-ack", "ack when", NULL,
+  "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
@@ -129,7 +128,7 @@ static const char *const pep[] = {
 /* Short answers: nothing on their own, but the answer to a question or request. */
 static const char *const answers[] = {
   "ok", "okay", "k", "+1", "perfect", "exactly", "yes", "no", "yep", "nope", "sure", "ack", "done", "not yet",
-  NULL,
+  "agreed", "agree", "fine by me", "sounds good", "lgtm", "works for me", "makes sense", NULL,
 };
 /* A speaker telling about themselves or their group: the news of a personal chat. */
 static const char *const first_person[] = {
@@ -221,21 +220,28 @@ asks (const char *clean)
   return q && (!caption || q < caption);
 }
 
+/* Where the sentence that starts at p ends: at its . ! ? before a space, or at the text's end. */
+static const char *
+sentence_end (const char *p)
+{
+  for (; *p; p++)
+    if ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'))
+      return p;
+  return p;
+}
+
 /* The sentences of folded text that ask (end in "?") and those that do not, each run joined by spaces. */
 static void
 split_asked (const char *folded, GString *stated, GString *asked)
 {
-  const char *start = folded;
-  for (const char *p = folded;; p++) {
-    gboolean end = *p == '\0' || ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'));
-    if (!end)
-      continue;
-    GString *to = *p == '?' ? asked : stated;
-    g_string_append_len (to, start, p - start + (*p ? 1 : 0));
+  for (const char *start = folded;;) {
+    const char *end = sentence_end (start);
+    GString *to = *end == '?' ? asked : stated;
+    g_string_append_len (to, start, end - start + (*end ? 1 : 0));
     g_string_append_c (to, ' ');
-    if (!*p)
+    if (!*end)
       break;
-    start = p + 1;
+    start = end + 1;
   }
 }
 
@@ -310,17 +316,14 @@ is_pep (const char *folded)
   if (!catchup_summary_has_any (folded, pep))
     return FALSE;
   guint left = 0;
-  const char *start = folded;
-  for (const char *p = folded;; p++) {
-    gboolean end = *p == '\0' || ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'));
-    if (!end)
-      continue;
-    g_autofree char *sentence = g_strndup (start, p - start);
+  for (const char *start = folded;;) {
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
     if (!catchup_summary_has_any (sentence, pep) && !strstr (sentence, "[shares "))
       left += count_terms (sentence);
-    if (!*p)
+    if (!*end)
       break;
-    start = p + 1;
+    start = end + 1;
   }
   return left < 4;
 }
@@ -439,12 +442,6 @@ candidate_clear (CatchupCandidate *c)
   g_clear_pointer (&c->context, g_ptr_array_unref);
 }
 
-static gboolean
-is_turn (const CatchupMessage *msg)
-{
-  return msg && !(msg->flags & CATCHUP_MESSAGE_EVENT);
-}
-
 static GArray *
 gaps_of_utterance (CatchupMemory *mem, const CatchupMessage *msg)
 {
@@ -477,8 +474,6 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
   g_array_set_clear_func (cands, (GDestroyNotify) candidate_clear);
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *msg = window->pdata[i];
-    if (!is_turn (msg))
-      continue;
     CatchupCandidate c = { .msg = msg, .index = i, .answer = -1, .asked = -1, .superseded_by = -1 };
     c.clean = catchup_summary_clean (msg->text);
     c.folded = g_utf8_casefold (c.clean, -1);
@@ -672,8 +667,8 @@ whole_text (const char *full, guint max_chars)
 }
 
 /* An answer that needs its question to be read: short, opened by yes/no or a pronoun ("yes, both", "it
- * did"), or a few words that share none with it ("Three times a week" after "how often do you train?"). A self-contained
- * answer ("carl owns the backup cron since March") stands on its own. */
+ * did"), or a few words that share none with it ("Three times a week" after "how often do you train?"). A
+ * self-contained answer ("carl owns the backup cron since March") stands on its own. */
 static gboolean
 needs_question (GArray *cands, const CatchupCandidate *a)
 {
@@ -954,13 +949,24 @@ add_replaced (CatchupSummaryLine *line, const CatchupCandidate *c, guint max_cha
   }
 }
 
+/* A question that first tells the speaker's own news ("Opening the dance studio's been a great experience … Will
+ * you show me?"): the news is the claim, the question follows it. */
+static gboolean
+tells_news (const CatchupCandidate *c)
+{
+  g_autoptr (GString) stated = g_string_new (NULL);
+  g_autoptr (GString) asked = g_string_new (NULL);
+  split_asked (after_reaction (c->folded), stated, asked);
+  return catchup_summary_has_any (stated->str, first_person) && count_terms (stated->str) >= 6;
+}
+
 /* The line's text keeps a gap-bearing line's expression in view, or its reference dangles. */
 static char *
 line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
 {
   /* a question shown with its answer must show what it asks; a statement that ends in a request ("they come
    * back in rc2 … dfarrow can you do that one too?") keeps its statement */
-  g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION
+  g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && !tells_news (c)
                                    ? catchup_summary_question_focus (c->clean)
                                                 : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; mem && c->answer < 0 && i < c->gaps->len; i++) {

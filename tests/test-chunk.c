@@ -326,7 +326,6 @@ chunk_signature (Db *db)
             g_assert_cmpint (row, ==, sqlite3_column_int64 (st, 4));
           m = catchup_store_get_message_by_row (db->store, row, &error);
           g_assert_no_error (error);
-          g_assert_cmpuint (m->flags & CATCHUP_MESSAGE_EVENT, ==, 0);
           tokens += catchup_text_count_turn (m->speaker, m->text);
           g_string_append_printf (out, "%s ", m->id);
         }
@@ -520,24 +519,6 @@ test_index_late_batch (void)
 }
 
 static void
-test_index_events_skipped (void)
-{
-  g_autoptr (GPtrArray) all = room_messages (30, 4);
-  Db db;
-  g_autofree char *sig = NULL;
-
-  for (guint i = 0; i < all->len; i += 5)
-    ((CatchupMessage *) all->pdata[i])->flags |= CATCHUP_MESSAGE_EVENT;
-  db_open (&db);
-  db_add (&db, all);
-  sig = chunk_signature (&db);
-  for (guint i = 0; i < all->len; i += 5)
-    g_assert_null (strstr (sig, ((CatchupMessage *) all->pdata[i])->id));
-  g_assert_nonnull (strstr (sig, ((CatchupMessage *) all->pdata[1])->id));
-  db_close (&db);
-}
-
-static void
 test_index_clear_and_forget (void)
 {
   g_autoptr (GPtrArray) all = room_messages (60, 6);
@@ -628,7 +609,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/index/append-batches", test_index_append_batches);
   g_test_add_func ("/catchup/index/late-message", test_index_late_message);
   g_test_add_func ("/catchup/index/late-batch", test_index_late_batch);
-  g_test_add_func ("/catchup/index/events-skipped", test_index_events_skipped);
   g_test_add_func ("/catchup/index/clear-and-forget", test_index_clear_and_forget);
   return g_test_run ();
 }

@@ -116,7 +116,7 @@ fill (Fixture *fx, const CatchupLlmConfig *config)
   guint computed = 0;
 
   g_assert_no_error (error);
-  g_assert_true (catchup_embed_cache_fill (fx->store, fx->room, embedder, NULL, &computed, &error));
+  g_assert_true (catchup_embed_cache_fill_via (fx->store, fx->room, embedder, NULL, NULL, NULL, &computed, &error));
   g_assert_no_error (error);
   return computed;
 }

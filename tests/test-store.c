@@ -291,8 +291,6 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_true (catchup_index_update (fx->store, keep, &error));
   g_assert_no_error (error);
   g_assert_true (catchup_store_set_setting (fx->store, fx->room, "auto", "on", &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1000, CATCHUP_ROOM_EVENT_JOIN, "alice", NULL,
-                                          &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1001, "alice", "alice_", &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), >, 0);
@@ -304,7 +302,6 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM rooms WHERE id = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_settings WHERE room = ?1", fx->room), ==, 0);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 0);
   /* Full-text rows: only the kept room's chunk may still match. */
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'zebrafish'", 0),
@@ -349,7 +346,7 @@ test_settings (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 }
 
 static void
-test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+test_nick_changes (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *now = NULL;
@@ -357,13 +354,10 @@ test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 
   for (int twice = 0; twice < 2; twice++)
     {
-      g_assert_true (catchup_store_add_event (fx->store, fx->room, 10, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
-      g_assert_true (catchup_store_add_event (fx->store, fx->room, 20, CATCHUP_ROOM_EVENT_QUIT, "ann", "bye", &error));
       g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 30, "bob", "bob_away", &error));
       g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 40, "bob_away", "bob2", &error));
       g_assert_no_error (error);
     }
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 2);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 2);
 
   now = catchup_store_current_nick (fx->store, fx->room, "bob", 0, &error);
@@ -691,8 +685,6 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   gone = prune_room (fx->store, "#gone", gone_msgs);
   recent = prune_room (fx->store, "#recent", recent_msgs);
   g_assert_true (catchup_store_set_setting (fx->store, gone, "auto", "off", &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1050, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1120, CATCHUP_ROOM_EVENT_PART, "ann", NULL, &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1060, "bob", "bob_", &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, other, 1130, "bob_", "bob", &error));
   g_assert_no_error (error);
@@ -707,8 +699,6 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 50);
   g_assert_cmpint (catchup_store_count (fx->store, other, NULL), ==, 26);
   g_assert_cmpint (catchup_store_count (fx->store, recent, NULL), ==, 20);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE ts < 1100", 0), ==, 0);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events", 0), ==, 1);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE ts < 1100", 0), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks", 0), ==, 1);
   /* an emptied room stays, with its settings and without index rows */
@@ -932,7 +922,7 @@ test_memory (void)
   g_assert_true (add (store, room, NULL, 1, "s", "t", NULL));
 }
 
-/* What a catch-up window can hold: turns only, from a time on. */
+/* What a catch-up window can hold: turns from a time on. */
 static void
 test_count_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
@@ -941,18 +931,11 @@ test_count_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   add (fx->store, fx->room, "t1", 100, "ann", "first", NULL);
   add (fx->store, fx->room, "t2", 200, "bob", "second", NULL);
   add (fx->store, fx->room, "t3", 300, "ann", "third", NULL);
-  {
-    g_autoptr (CatchupMessage) joined = catchup_message_new ("e1", 250, "cy", "cy has joined");
-
-    joined->flags = CATCHUP_MESSAGE_EVENT;
-    g_assert_true (catchup_store_add (fx->store, fx->room, joined, NULL, &error));
-    g_assert_no_error (error);
-  }
   g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, G_MININT64, &error), ==, 3);
   g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 200, &error), ==, 2);
   g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 301, &error), ==, 0);
   g_assert_no_error (error);
-  g_assert_cmpint (catchup_store_count (fx->store, fx->room, &error), ==, 4);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, &error), ==, 3);
 }
 
 /* Rows another program (or an older version) wrote with invalid UTF-8 are read back as valid text. */
@@ -1179,7 +1162,7 @@ main (int argc, char **argv)
   TEST ("order", test_order);
   TEST ("forget", test_forget);
   TEST ("settings", test_settings);
-  TEST ("events", test_events);
+  TEST ("nick-changes", test_nick_changes);
   TEST ("transactions", test_transactions);
   TEST ("search-hostile", test_search);
   TEST ("busy", test_busy);

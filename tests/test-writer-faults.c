@@ -366,7 +366,7 @@ test_room_isolation (Fixture *fx, gconstpointer data)
       add (fx, ROOM_A, i);
       add (fx, ROOM_B, i);
     }
-  catchup_writer_add_event (fx->writer, PROTO, ACCOUNT, ROOM_B, 1700000100, CATCHUP_ROOM_EVENT_JOIN, "cid", "");
+  catchup_writer_add_nick_change (fx->writer, PROTO, ACCOUNT, ROOM_B, 1700000100, "cid", "cid_");
   catchup_writer_mark_present (fx->writer, PROTO, ACCOUNT, ROOM_B, 1700000200);
   g_mutex_lock (&gate_lock);
   gate_open = TRUE;
@@ -374,12 +374,12 @@ test_room_isolation (Fixture *fx, gconstpointer data)
   g_mutex_unlock (&gate_lock);
   catchup_writer_flush (fx->writer);
 
-  /* room B and its event and presence are in, room A's batch is not, and nothing is kept for retry */
+  /* room B and its rename and presence are in, room A's batch is not, and nothing is kept for retry */
   assert_stored_once (fx, ROOM_B, 10);
   store = catchup_store_open (fx->path, &error);
   g_assert_no_error (error);
   room_b = catchup_store_find_room (store, PROTO "/" ACCOUNT "/" ROOM_B, &error);
-  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM room_events WHERE room = ?1", room_b), ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM nicks WHERE room = ?1", room_b), ==, 1);
   g_assert_cmpint (test_sql_count (store, "SELECT last_present FROM rooms WHERE id = ?1", room_b), ==,
                    1700000200);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM messages m JOIN rooms r ON r.id = m.room "

@@ -70,9 +70,56 @@ json_add_records (JsonBuilder *b, const char *name, GPtrArray *records)
 }
 
 static void
+json_add_strings (JsonBuilder *b, const char *name, GPtrArray *strings)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < strings->len; i++)
+    json_builder_add_string_value (b, strings->pdata[i]);
+  json_builder_end_array (b);
+}
+
+/* The model's short answer: its text, the ids it cites, and each sentence with its person and ids. */
+static void
+json_add_answer (JsonBuilder *b, const CatchupAskAnswer *answer)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GPtrArray) cited = NULL;
+
+  json_builder_set_member_name (b, "answer");
+  if (answer == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  text = catchup_ask_answer_text (answer);
+  cited = catchup_ask_answer_cited (answer);
+  json_builder_begin_object (b);
+  json_member_string (b, "text", text);
+  json_add_strings (b, "cited", cited);
+  json_builder_set_member_name (b, "lines");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < answer->lines->len; i++)
+    {
+      const CatchupAskLine *line = answer->lines->pdata[i];
+
+      json_builder_begin_object (b);
+      json_member_string (b, "person", line->person);
+      json_member_string (b, "text", line->text);
+      json_add_strings (b, "ids", line->ids);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
 json_add_ask (JsonBuilder *b, const CatchupAskResult *res)
 {
   const CatchupAskQuery *q = res->query;
+
+  json_add_answer (b, res->answer);
+  json_member_string (b, "answer_notice", res->notice);
 
   json_member_string (b, "mode", q->mode == CATCHUP_ASK_FULL ? "full" : "head");
   json_builder_set_member_name (b, "everyone");
@@ -135,9 +182,36 @@ print_ask_row (const CatchupAskRow *row)
 }
 
 static void
+print_answer (const CatchupAskResult *res)
+{
+  for (guint i = 0; res->answer && i < res->answer->lines->len; i++)
+    {
+      const CatchupAskLine *line = res->answer->lines->pdata[i];
+      g_autoptr (GString) ids = g_string_new (NULL);
+
+      for (guint j = 0; j < line->ids->len; j++)
+        g_string_append_printf (ids, "%s%s", j ? ", " : "", (char *) line->ids->pdata[j]);
+      SAFE (text, line->text);
+      SAFE (cited, ids->str);
+
+      if (i == 0)
+        g_print ("%s\n", _("Answer:"));
+      g_print ("  %s [%s]\n", text, cited);
+    }
+  if (res->notice)
+    {
+      SAFE (notice, res->notice);
+
+      g_print ("%s\n", notice);
+    }
+}
+
+static void
 print_ask (const CatchupAskResult *res)
 {
   const CatchupAskQuery *q = res->query;
+
+  print_answer (res);
 
   g_print (_("Mode: %s\n"), q->mode == CATCHUP_ASK_FULL ? _("how it changed") : _("what holds now"));
   for (guint i = 0; i < res->rows->len; i++)
@@ -167,7 +241,9 @@ cmd_ask (int argc, char **argv)
   if (!tool_parse (&argc, &argv, NULL,
                    _("Ask a room a question: the evidence per person it names, in time order, latest state marked."),
                    _("Names of the room's members, “everyone” or “each of us” make a row per person; “changed”, "
-                     "“over time”, “before” show every state, otherwise what holds now.\n\n"
+                     "“over time”, “before” show every state, otherwise what holds now. With a chat model, its "
+                     "short answer comes first, each sentence with the message ids it cites; when it cannot give "
+                     "one, a notice says why.\n\n"
                      "Example:\n  catchup ask --room larkspur-ops --question \"what does maren think of the new courier?\""),
                    entries, &error)
       || !tool_require (question, "--question", &error)

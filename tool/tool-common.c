@@ -137,24 +137,10 @@ tool_parse_range (const char *text, char **first, char **last, GError **error)
 gboolean
 tool_parse_since (const char *text, gint64 now, gint64 *out, GError **error)
 {
-  static const struct { char unit; gint64 seconds; } units[] = {
-    { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 },
-  };
   g_autofree char *midnight = NULL;
-  guint64 n;
-  char *end = NULL;
 
-  if (g_ascii_isdigit (text[0]))
-    {
-      n = g_ascii_strtoull (text, &end, 10);
-      for (guint i = 0; end != NULL && end[0] != '\0' && end[1] == '\0' && i < G_N_ELEMENTS (units); i++)
-        if (end[0] == units[i].unit)
-          {
-            /* An age beyond the epoch means everything. */
-            *out = n <= (guint64) (now / units[i].seconds) ? now - (gint64) n * units[i].seconds : 0;
-            return TRUE;
-          }
-    }
+  if (catchup_window_parse_age (text, now, out))
+    return TRUE;
   if (catchup_time_parse_iso (text, out))
     return TRUE;
   midnight = g_strconcat (text, "T00:00:00Z", NULL);

@@ -159,7 +159,8 @@ test_help (void)
 {
   static const char *const subcommands[] = {
     "/catchup:", "/catchup N:", "/catchup 2h, 45m, 1d:", "/catchup post", "/catchup settings:",
-    "/catchup status:", "/catchup forget:", "/catchup import-logs:", "/catchup help:",
+    "/catchup status:", "/catchup forget:", "/catchup import-logs:", "/catchup ask QUESTION:",
+    "/catchup @nick:", "/catchup help:",
   };
   GList *help = purple_cmd_help (fx.conv, "catchup");
   g_auto (GStrv) lines = NULL;
@@ -455,6 +456,61 @@ test_times_across_days (void)
   }
 }
 
+/* ---------- for you ---------- */
+
+#define OPEN_ROOM "#open"
+
+/* A request to the user from three days ago that nobody closed: the catch-up of today's lines shows it under
+ * "For you", marked as from before the window; the plugin passes the user's nick in that room. */
+static void
+test_for_you_open_request (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupStore) store = NULL;
+  g_autoptr (GPtrArray) msgs = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  PurpleConversation *conv = e2e_join (fx.account, OPEN_ROOM, OPEN_ROOM);
+  const char *me;
+  g_autofree char *request = NULL;
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  gint64 room;
+  const char *summary;
+  guint from;
+
+  g_assert_nonnull (conv);
+  me = purple_conv_chat_get_nick (PURPLE_CONV_CHAT (conv));
+  request = g_strdup_printf ("%s: can you send the advisory text to the distros list?", me);
+  store = catchup_store_open (fx.db_path, &error);
+  g_assert_no_error (error);
+  room = catchup_store_ensure_room (store, "prpl-irc", purple_normalize (fx.account,
+                                    purple_account_get_username (fx.account)), OPEN_ROOM, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (msgs, catchup_message_new ("open-0", now - 3 * 86400 - 600, me, "back from the conference"));
+  g_ptr_array_add (msgs, catchup_message_new ("open-1", now - 3 * 86400, "tomas", request));
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("open-%u", i + 2);
+
+      g_ptr_array_add (msgs, catchup_message_new (id, now - 3600 + (gint64) i * 60, i % 2 ? "tomas" : "mira",
+                                                  conversation[i][1]));
+    }
+  g_assert_true (catchup_store_add_batch (store, room, msgs, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (catchup_index_update (store, room, &error));
+  g_assert_no_error (error);
+  g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&store, catchup_store_close);
+
+  from = e2e_lines->len;
+  e2e_command (conv, "catchup 4");
+  summary = e2e_wait_message (OPEN_ROOM, from, PURPLE_MESSAGE_SYSTEM, "<b>Catch-up</b>", 30000);
+  g_assert_nonnull (summary);
+  g_test_message ("%s", summary);
+  g_assert_nonnull (strstr (summary, "For you"));
+  g_assert_nonnull (strstr (summary, "advisory text"));
+  g_assert_nonnull (strstr (summary, "still open, from before this window"));
+}
+
 /* ---------- set-up ---------- */
 
 static gboolean
@@ -500,6 +556,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-ux/post-consent", test_post_consent);
   g_test_add_func ("/catchup/e2e-ux/settings-refused", test_settings_refused);
   g_test_add_func ("/catchup/e2e-ux/times-across-days", test_times_across_days);
+  g_test_add_func ("/catchup/e2e-ux/for-you-open-request", test_for_you_open_request);
   rc = g_test_run ();
 
   e2e_client_quit ();
