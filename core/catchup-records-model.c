@@ -318,17 +318,6 @@ read_mark (CatchupStore *store, gint64 room, guint backlog, gint64 *mark, GError
   return catchup_records_row_before_latest (store, room, backlog, mark, error);
 }
 
-/* The turns of a batch (presence lines are no turns, but move the mark). */
-static GPtrArray *
-turns_of (GPtrArray *batch)
-{
-  GPtrArray *turns = g_ptr_array_new ();
-
-  for (guint i = 0; i < batch->len; i++)
-    g_ptr_array_add (turns, batch->pdata[i]);
-  return turns;
-}
-
 typedef struct {
   CatchupStore *store;
   CatchupLlm *llm;
@@ -373,8 +362,8 @@ fill_room (Pass *p, gint64 room, GCancellable *cancellable, GError **error)
   for (;;)
     {
       g_autoptr (GPtrArray) batch = catchup_records_messages_after (p->store, room, mark, p->limits->segment, error);
-      g_autoptr (GPtrArray) turns = NULL;
       g_autofree char *reply = NULL;
+      g_autoptr (GError) local = NULL;
       CatchupRecordsModelWrite write = { room, NULL, NULL, 0, 0, 0 };
 
       if (batch == NULL)
@@ -386,23 +375,17 @@ fill_room (Pass *p, gint64 room, GCancellable *cancellable, GError **error)
           p->stats->more = TRUE;
           return TRUE;
         }
-      turns = turns_of (batch);
-      write.segment = turns;
+      write.segment = batch;
       write.mark = ((CatchupMessage *) batch->pdata[batch->len - 1])->row;
-      if (turns->len > 0)
+      p->stats->calls++;
+      reply = segment_reply (p->store, room, p->llm, batch, cancellable, &local);
+      /* an answer the client could not use (cut twice at the reply limit): as a reply without actions */
+      if (reply == NULL && !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
         {
-          g_autoptr (GError) local = NULL;
-
-          p->stats->calls++;
-          reply = segment_reply (p->store, room, p->llm, turns, cancellable, &local);
-          /* an answer the client could not use (cut twice at the reply limit): as a reply without actions */
-          if (reply == NULL && !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
-            {
-              g_propagate_error (error, g_steal_pointer (&local));
-              return FALSE;
-            }
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
         }
-      write.reply = reply ? reply : turns->len ? "" : "{\"actions\": []}";
+      write.reply = reply ? reply : "";
       if (!pass_write (p, &write, cancellable, error))
         return FALSE;
       mark = write.mark;

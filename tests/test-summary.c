@@ -119,6 +119,19 @@ rendered_lines (const CatchupSummary *s)
   return n;
 }
 
+/* Whether a reference line of the summary explains the expression ref. */
+static gboolean
+has_ref (const CatchupSummary *s, const char *ref)
+{
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    for (guint k = 0; k < line->context->len; k++)
+      if (g_strcmp0 (((CatchupSummaryItem *) line->context->pdata[k])->ref, ref) == 0)
+        return TRUE;
+  }
+  return FALSE;
+}
+
 static gboolean
 has_context (const CatchupSummary *s, const char *needle)
 {
@@ -765,14 +778,8 @@ test_no_reference (void)
   rendered_lines (s);
   g_assert_true (has_line (s, "n1"));
   g_assert_true (has_line (s, "n2"));
-  for (guint i = 0; i < s->lines->len; i++) {
-    const CatchupSummaryLine *line = s->lines->pdata[i];
-    for (guint k = 0; k < line->context->len; k++) {
-      const CatchupSummaryItem *item = line->context->pdata[k];
-      g_assert_cmpstr (item->ref, !=, "by the way");
-      g_assert_cmpstr (item->ref, !=, "she");
-    }
-  }
+  g_assert_false (has_ref (s, "by the way"));
+  g_assert_false (has_ref (s, "she"));
   memory_free (mem);
 }
 
@@ -1045,6 +1052,22 @@ test_decision_chain_records (void)
   g_assert_cmpuint (line_for (u, "d3")->supersedes->len, ==, 0);
 }
 
+/* The summary of a window (rows) with a memory of past turns, the detector's expression expr flagged in the
+ * window message gap_id (none when NULL). */
+static CatchupSummary *
+summarize_rows (const Row *rows, guint n, const Row *past, guint n_past, const char *gap_id, const char *expr,
+                CatchupLength length)
+{
+  g_autoptr (GPtrArray) window = messages_from (rows, n);
+  CatchupMemory *mem = memory_new (past, n_past);
+  if (gap_id)
+    memory_add_gap (mem, gap_id, expr, expr, NULL);
+  CatchupSummary *s = summarize (window, mem, length);
+  rendered_lines (s);
+  memory_free (mem);
+  return s;
+}
+
 /* The context items of the line about id, or NULL when it has no line. */
 static GPtrArray *
 context_of (const CatchupSummary *s, const char *id)
@@ -1071,9 +1094,8 @@ test_reference_by_name (void)
     { "w1", T0, "john", "pets really lift our spirits. I still miss Max after those ten years, here's a pic of him" },
     { "w2", T0 + MIN_, "maria", "he looks so happy in that one" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), NULL, NULL,
+                                                 CATCHUP_LENGTH_NORMAL);
   GPtrArray *context = context_of (s, "w1");
 
   g_assert_nonnull (context);
@@ -1082,7 +1104,6 @@ test_reference_by_name (void)
   g_assert_cmpstr (item->ref, ==, "Max");
   g_assert_cmpstr (item->id, ==, "q2");
   g_assert_nonnull (strstr (item->text, "sorry about Max"));
-  memory_free (mem);
 }
 
 /* "the big" of "the big-endian job" is no noun phrase, and "that sounds" no demonstrative: no reference line
@@ -1098,22 +1119,13 @@ test_reference_cut_phrase (void)
     { "x1", T0, "tkovac", "holding the tag: the big-endian job went red as soon as the runner came back" },
     { "x2", T0 + MIN_, "ines", "that sounds bad, the runner queue again?" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
-  memory_add_gap (mem, "x1", "the big", "the big runner", NULL);
-  memory_add_gap (mem, "x2", "that sounds", "that sounds runner", NULL);
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "x1",
+                                                 "the big", CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) t = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "x2",
+                                                 "that sounds", CATCHUP_LENGTH_DETAILED);
 
-  rendered_lines (s);
-  for (guint i = 0; i < s->lines->len; i++) {
-    const CatchupSummaryLine *line = s->lines->pdata[i];
-    for (guint k = 0; k < line->context->len; k++) {
-      const CatchupSummaryItem *item = line->context->pdata[k];
-      g_assert_cmpstr (item->ref, !=, "the big");
-      g_assert_cmpstr (item->ref, !=, "that sounds");
-    }
-  }
-  memory_free (mem);
+  g_assert_false (has_ref (s, "the big"));
+  g_assert_false (has_ref (t, "that sounds"));
 }
 
 /* Two memory turns about different things that explain the line about as well: ambiguous, no line. */
@@ -1128,16 +1140,12 @@ test_reference_ambiguous (void)
     { "y1", T0, "dana", "done: the migration cutover is finished, nobody noticed anything" },
     { "y2", T0 + MIN_, "ines", "great" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
-  memory_add_gap (mem, "y1", "the migration cutover", "the migration cutover", NULL);
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "y1",
+                                                 "the migration cutover", CATCHUP_LENGTH_NORMAL);
 
-  rendered_lines (s);
   g_assert_true (has_line (s, "y1"));
   g_assert_false (has_context (s, "Friday noon"));
   g_assert_false (has_context (s, "new desks"));
-  memory_free (mem);
 }
 
 /* An answer shown under its question brings the reference that explains it. */
@@ -1151,17 +1159,14 @@ test_reference_under_question (void)
     { "z1", T0, "joanna", "hey Nate, long time! how have you been?" },
     { "z2", T0 + MIN_, "nate", "great! the gaming party was a success, we even played chess afterwards" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
-  memory_add_gap (mem, "z2", "the gaming party", "the gaming party chess", NULL);
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "z2",
+                                                 "the gaming party", CATCHUP_LENGTH_NORMAL);
   GPtrArray *context = context_of (s, "z2");
 
   g_assert_nonnull (context);
   g_assert_cmpuint (context->len, ==, 1);
   g_assert_cmpstr (((CatchupSummaryItem *) context->pdata[0])->id, ==, "r1");
   g_assert_cmpstr (((CatchupSummaryItem *) context->pdata[0])->ref, ==, "the gaming party");
-  memory_free (mem);
 }
 
 /* A stock phrase run on into its verb by the detector ("your support means") is still a stock phrase. */
@@ -1175,15 +1180,11 @@ test_reference_stock_run_on (void)
     { "v1", T0, "maria", "your support means a lot to the veterans, we will make a difference at the shelter" },
     { "v2", T0 + MIN_, "john", "anytime" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
-  memory_add_gap (mem, "v1", "your support means", "your support means veterans", NULL);
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "v1",
+                                                 "your support means", CATCHUP_LENGTH_NORMAL);
 
-  rendered_lines (s);
   g_assert_true (has_line (s, "v1"));
   g_assert_false (has_context (s, "together we can"));
-  memory_free (mem);
 }
 
 int
