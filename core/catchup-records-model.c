@@ -363,6 +363,7 @@ fill_room (Pass *p, gint64 room, GCancellable *cancellable, GError **error)
     {
       g_autoptr (GPtrArray) batch = catchup_records_messages_after (p->store, room, mark, p->limits->segment, error);
       g_autofree char *reply = NULL;
+      g_autoptr (GError) local = NULL;
       CatchupRecordsModelWrite write = { room, NULL, NULL, 0, 0, 0 };
 
       if (batch == NULL)
@@ -376,18 +377,14 @@ fill_room (Pass *p, gint64 room, GCancellable *cancellable, GError **error)
         }
       write.segment = batch;
       write.mark = ((CatchupMessage *) batch->pdata[batch->len - 1])->row;
-      {
-        g_autoptr (GError) local = NULL;
-
-        p->stats->calls++;
-        reply = segment_reply (p->store, room, p->llm, batch, cancellable, &local);
-        /* an answer the client could not use (cut twice at the reply limit): as a reply without actions */
-        if (reply == NULL && !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
-          {
-            g_propagate_error (error, g_steal_pointer (&local));
-            return FALSE;
-          }
-      }
+      p->stats->calls++;
+      reply = segment_reply (p->store, room, p->llm, batch, cancellable, &local);
+      /* an answer the client could not use (cut twice at the reply limit): as a reply without actions */
+      if (reply == NULL && !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
       write.reply = reply ? reply : "";
       if (!pass_write (p, &write, cancellable, error))
         return FALSE;
