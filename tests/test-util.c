@@ -158,3 +158,13 @@ test_need_server (guint port)
   g_test_skip ("python3 or the test server is not available");
   return FALSE;
 }
+
+gboolean
+test_machine_busy (void)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents ("/proc/loadavg", &text, NULL, NULL))
+    return FALSE;
+  return g_ascii_strtod (text, NULL) >= g_get_num_processors ();
+}

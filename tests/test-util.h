@@ -37,6 +37,9 @@ void test_model_env_init (void);
 /* A port on 127.0.0.1 that was free a moment ago: connecting to it is refused. */
 guint16 test_free_port (void);
 
+/* TRUE when the one-minute load average is at least the number of cores: wall-clock bounds say nothing then. */
+gboolean test_machine_busy (void);
+
 /* Starts tests/llm-server.py with its port file in dir; returns its port, 0 when python3 or the server is
  * not available (pid then stays 0). */
 guint test_server_start (const char *dir, GPid *pid);
