@@ -6,6 +6,7 @@
 
 #include "catchup-about.h"
 #include "catchup-error.h"
+#include "catchup-nicks.h"
 
 void
 catchup_about_free (CatchupAbout *about)
@@ -50,18 +51,18 @@ records_array (void)
   return g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
 }
 
-/* The window's records sorted by what they say about the person. */
+/* The window's records sorted by what they say about the person, under any nick they went by. */
 static void
-sort_records (CatchupAbout *about, GPtrArray *records, GHashTable *in_window)
+sort_records (CatchupAbout *about, GPtrArray *records, GHashTable *in_window, const CatchupNicks *nicks)
 {
   for (guint i = 0; i < records->len; i++)
     {
       const CatchupRecord *r = records->pdata[i];
       gboolean here = g_hash_table_contains (in_window, &r->row);
-      gboolean own = g_strcmp0 (r->owner, about->person) == 0;
+      gboolean own = catchup_nicks_same (nicks, r->owner, about->person);
       gboolean request = (r->flags & CATCHUP_RECORD_FLAG_REQUEST) != 0;
 
-      if (here && r->kind == CATCHUP_RECORD_DECISION && g_strcmp0 (r->source, about->person) == 0)
+      if (here && r->kind == CATCHUP_RECORD_DECISION && catchup_nicks_same (nicks, r->source, about->person))
         g_ptr_array_add (about->decided, catchup_record_copy (r));
       if (here && own && r->kind == CATCHUP_RECORD_COMMITMENT && !request)
         g_ptr_array_add (about->committed, catchup_record_copy (r));
@@ -70,25 +71,41 @@ sort_records (CatchupAbout *about, GPtrArray *records, GHashTable *in_window)
     }
 }
 
-static void
-sort_turns (CatchupAbout *about, GPtrArray *window)
+/* Whether folded text names one of the person's nicks. */
+static gboolean
+names_person (const char *folded, char **folded_nicks)
 {
-  g_autofree char *nick = catchup_records_fold (about->person);
+  for (guint i = 0; folded_nicks[i] != NULL; i++)
+    if (catchup_records_has_phrase (folded, folded_nicks[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+sort_turns (CatchupAbout *about, GPtrArray *window, const CatchupNicks *nicks)
+{
+  g_auto (GStrv) folded_nicks = catchup_nicks_aliases (nicks, about->person);
+
+  for (guint i = 0; folded_nicks[i] != NULL; i++)
+    {
+      char *folded = catchup_records_fold (folded_nicks[i]);
+
+      g_free (folded_nicks[i]);
+      folded_nicks[i] = folded;
+    }
 
   for (guint i = 0; i < window->len; i++)
     {
       const CatchupMessage *m = window->pdata[i];
       g_autofree char *folded = NULL;
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
-      if (g_strcmp0 (m->speaker, about->person) == 0)
+      if (catchup_nicks_same (nicks, m->speaker, about->person))
         {
           g_ptr_array_add (about->said, catchup_message_copy (m));
           continue;
         }
       folded = catchup_records_fold (m->text);
-      if (catchup_records_has_phrase (folded, nick))
+      if (names_person (folded, folded_nicks))
         g_ptr_array_add (about->asked, catchup_message_copy (m));
     }
 }
@@ -99,9 +116,10 @@ catchup_about_build (CatchupStore *store, gint64 room, GPtrArray *window, const 
   g_autoptr (CatchupAbout) about = g_new0 (CatchupAbout, 1);
   g_autoptr (GHashTable) in_window = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (GPtrArray) records = NULL;
+  g_autoptr (CatchupNicks) nicks = NULL;
 
   about->person = catchup_about_resolve (store, room, person, error);
-  if (about->person == NULL)
+  if (about->person == NULL || (nicks = catchup_nicks_load (store, room, error)) == NULL)
     return NULL;
   /* the window's records must exist before they are read: building is incremental and cheap when current */
   if (!catchup_records_update (store, room, 0, NULL, error) ||
@@ -114,7 +132,7 @@ catchup_about_build (CatchupStore *store, gint64 room, GPtrArray *window, const 
   about->open = records_array ();
   for (guint i = 0; i < window->len; i++)
     g_hash_table_add (in_window, &((CatchupMessage *) window->pdata[i])->row);
-  sort_turns (about, window);
-  sort_records (about, records, in_window);
+  sort_turns (about, window, nicks);
+  sort_records (about, records, in_window, nicks);
   return g_steal_pointer (&about);
 }

@@ -7,7 +7,8 @@ G_BEGIN_DECLS
 
 /*
  * A per-person catch-up: what one person said, decided and committed to in a window, what they were asked in
- * it, and their commitments still open in the room's records (from the whole history, not only the window).
+ * it, and their commitments still open in the room's records (from the whole history, not only the window),
+ * under every nick the room's nick history links to them (catchup-nicks.h).
  */
 typedef struct {
   char *person;          /* as the roster spells it */

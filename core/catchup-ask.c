@@ -8,8 +8,8 @@
 #include "catchup-ask.h"
 #include "catchup-embed.h"
 #include "catchup-error.h"
+#include "catchup-nicks.h"
 #include "catchup-retrieve.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The newest turns a question reads at most: a room's whole history up to this size, its latest part beyond. */
@@ -54,6 +54,7 @@ catchup_ask_query_free (CatchupAskQuery *q)
   g_free (q->owner);
   g_free (q->topic);
   g_free (q->question);
+  g_strfreev (q->roster);
   g_free (q);
 }
 
@@ -183,6 +184,7 @@ catchup_ask_compile (const char *question, const char *const *roster)
       }
   q->topic = topic_of (question, nicks);
   q->question = g_strdup (question);
+  q->roster = g_strdupv ((char **) roster);
   return g_steal_pointer (&q);
 }
 
@@ -196,7 +198,68 @@ catchup_ask_result_free (CatchupAskResult *res)
   catchup_ask_query_free (res->query);
   g_clear_pointer (&res->rows, g_ptr_array_unref);
   g_clear_pointer (&res->memory, catchup_memory_free);
+  catchup_ask_answer_free (res->answer);
+  g_free (res->notice);
   g_free (res);
+}
+
+static void
+line_free (CatchupAskLine *line)
+{
+  g_free (line->person);
+  g_free (line->text);
+  g_ptr_array_unref (line->ids);
+  g_free (line);
+}
+
+void
+catchup_ask_answer_free (CatchupAskAnswer *answer)
+{
+  if (answer == NULL)
+    return;
+  g_ptr_array_unref (answer->lines);
+  g_free (answer);
+}
+
+CatchupAskAnswer *
+catchup_ask_answer_new (void)
+{
+  CatchupAskAnswer *answer = g_new0 (CatchupAskAnswer, 1);
+
+  answer->lines = g_ptr_array_new_with_free_func ((GDestroyNotify) line_free);
+  return answer;
+}
+
+GPtrArray *
+catchup_ask_answer_cited (const CatchupAskAnswer *answer)
+{
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < answer->lines->len; i++)
+    {
+      const CatchupAskLine *line = answer->lines->pdata[i];
+
+      for (guint j = 0; j < line->ids->len; j++)
+        if (!g_ptr_array_find_with_equal_func (ids, line->ids->pdata[j], g_str_equal, NULL))
+          g_ptr_array_add (ids, g_strdup (line->ids->pdata[j]));
+    }
+  return ids;
+}
+
+char *
+catchup_ask_answer_text (const CatchupAskAnswer *answer)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < answer->lines->len; i++)
+    {
+      const CatchupAskLine *line = answer->lines->pdata[i];
+
+      if (out->len)
+        g_string_append_c (out, ' ');
+      g_string_append (out, line->text);
+    }
+  return g_string_free (out, FALSE);
 }
 
 static void
@@ -244,6 +307,7 @@ typedef struct {
   GPtrArray *records;   /* every record of the room, owned */
   char **folded_people; /* q->people folded */
   guint budget;
+  CatchupNicks *nicks;  /* the room's renames, owned */
 } Ctx;
 
 static void
@@ -258,6 +322,14 @@ ctx_clear (Ctx *c)
   g_clear_pointer (&c->msgs, g_ptr_array_unref);
   g_clear_pointer (&c->records, g_ptr_array_unref);
   g_strfreev (c->folded_people);
+  g_clear_pointer (&c->nicks, catchup_nicks_free);
+}
+
+/* Whether name (a speaker, a record's owner) is person under one of their nicks. */
+static gboolean
+is_person (const Ctx *c, const char *name, const char *person)
+{
+  return catchup_nicks_same (c->nicks, name, person);
 }
 
 static GPtrArray *
@@ -343,8 +415,6 @@ score_turns (Ctx *c, GError **error)
       Turn *t = &c->turns[c->n];
       float v[CATCHUP_EMBED_DIM];
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       t->msg = m;
       t->folded = catchup_records_fold (m->text);
       catchup_embed_hashed (m->text, v);
@@ -380,9 +450,12 @@ names (const Turn *t, const char *folded_nick)
 }
 
 static gboolean
-carries_record_of (const Turn *t, const char *person)
+carries_record_of (const Ctx *c, const Turn *t, const char *person)
 {
-  return t->owners && g_ptr_array_find_with_equal_func (t->owners, person, g_str_equal, NULL);
+  for (guint i = 0; t->owners != NULL && i < t->owners->len; i++)
+    if (is_person (c, t->owners->pdata[i], person))
+      return TRUE;
+  return FALSE;
 }
 
 /* How much a turn is about person p (index into q->people): 0 when not at all. */
@@ -390,15 +463,15 @@ static double
 person_weight (const Ctx *c, const Turn *t, guint p)
 {
   const char *person = c->q->people->pdata[p];
-  gboolean spoke = g_strcmp0 (t->msg->speaker, person) == 0;
+  gboolean spoke = is_person (c, t->msg->speaker, person);
   gboolean named = !spoke && names (t, c->folded_people[p]);
-  double w = (spoke ? W_SPEAKER : 0) + (named ? W_MENTION : 0) + (carries_record_of (t, person) ? W_RECORD : 0);
+  double w = (spoke ? W_SPEAKER : 0) + (named ? W_MENTION : 0) + (carries_record_of (c, t, person) ? W_RECORD : 0);
 
   if (w == 0 || !c->q->relation)
     return w;
   /* a turn between this person and another one the question names */
   for (guint o = 0; o < c->q->people->len; o++)
-    if (o != p && (g_strcmp0 (t->msg->speaker, c->q->people->pdata[o]) == 0 || names (t, c->folded_people[o])))
+    if (o != p && (is_person (c, t->msg->speaker, c->q->people->pdata[o]) || names (t, c->folded_people[o])))
       return w + W_PAIR;
   return w;
 }
@@ -511,9 +584,9 @@ cmp_msg_chrono (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-record_bears_on (const CatchupRecord *r, const char *person, GPtrArray *topic_terms)
+record_bears_on (const Ctx *c, const CatchupRecord *r, const char *person, GPtrArray *topic_terms)
 {
-  if (g_strcmp0 (r->owner, person) != 0)
+  if (!is_person (c, r->owner, person))
     return FALSE;
   for (guint i = 0; i < topic_terms->len; i++)
     {
@@ -538,7 +611,7 @@ row_records (const Ctx *c, CatchupAskRow *row, GPtrArray *topic_terms, guint all
       CatchupRecord *r = c->records->pdata[i];
       guint t = catchup_text_count_turn (r->source, r->text);
 
-      if (!record_bears_on (r, row->person, topic_terms) ||
+      if (!record_bears_on (c, r, row->person, topic_terms) ||
           (c->q->mode == CATCHUP_ASK_HEAD && r->superseded_by != 0) || used + t > allowance)
         continue;
       used += t;
@@ -559,6 +632,28 @@ finish_rows (GPtrArray *rows)
     }
 }
 
+/* What the budget leaves once every turn by or about the people asked about is in: the room's turns by the
+ * question's own score (its words, the thread, the verbatim recall), without the relation to a person. They
+ * join the evidence, never a person's row: a reply by someone else often says what the person's turn left
+ * open, but an empty row stays empty. */
+static void
+fill_leftover (const Ctx *c, CatchupMemory *mem, guint budget)
+{
+  g_autoptr (GArray) ranked = g_array_new (FALSE, FALSE, sizeof (Ranked));
+
+  for (guint i = 0; i < c->n; i++)
+    {
+      const Turn *t = &c->turns[i];
+      Ranked r = { t, t->base + W_THREAD * t->thread + W_RECALL * t->recalled };
+
+      if (!g_hash_table_contains (mem->gap_of, t->msg->id))
+        g_array_append_val (ranked, r);
+    }
+  g_array_sort (ranked, cmp_ranked);
+  for (guint i = 0; i < ranked->len && mem->tokens < budget; i++)
+    catchup_memory_add (mem, g_array_index (ranked, Ranked, i).turn->msg, (int) c->q->people->len, budget);
+}
+
 static gboolean
 ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
 {
@@ -569,7 +664,8 @@ ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
   c->folded_people = g_new0 (char *, n + 1);
   for (guint p = 0; p < n; p++)
     c->folded_people[p] = catchup_records_fold (c->q->people->pdata[p]);
-  if ((c->msgs = scan_messages (c->store, c->room, error)) == NULL ||
+  if ((c->nicks = catchup_nicks_load (c->store, c->room, error)) == NULL ||
+      (c->msgs = scan_messages (c->store, c->room, error)) == NULL ||
       (c->records = catchup_records_list (c->store, c->room, NULL, FALSE, error)) == NULL ||
       !score_turns (c, error))
     return FALSE;
@@ -579,6 +675,7 @@ ask_people (Ctx *c, CatchupAskResult *res, guint budget, GError **error)
       g_ptr_array_add (lists, rank_for_person (c, p));
     }
   accumulate_rows (res->memory, res->rows, lists, budget);
+  fill_leftover (c, res->memory, budget);
   for (guint p = 0; p < n; p++)
     row_records (c, res->rows->pdata[p], topic_terms, budget / RECORD_SHARE / MAX (n, 1));
   return TRUE;
@@ -623,7 +720,7 @@ catchup_ask_from_memory (CatchupAskQuery *q, CatchupMemory *mem)
 static gboolean
 speaker_turns (CatchupStore *store, gint64 room, const char *speaker, gint64 *n, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT count(*) FROM messages WHERE room = ?1 AND speaker = ?2",
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM messages WHERE room = ?1 AND speaker = ?2",
                                             error);
   int rc;
 
@@ -638,7 +735,7 @@ speaker_turns (CatchupStore *store, gint64 room, const char *speaker, gint64 *n,
   sqlite3_reset (st);
   if (rc != SQLITE_ROW)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return FALSE;
     }
   return TRUE;
@@ -676,7 +773,7 @@ CatchupAskResult *
 catchup_ask_people (CatchupStore *store, gint64 room, CatchupAskQuery *q, guint budget, GError **error)
 {
   g_autoptr (CatchupAskResult) res = g_new0 (CatchupAskResult, 1);
-  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL, budget };
+  Ctx c = { store, room, q, NULL, NULL, 0, NULL, NULL, budget, NULL };
   gboolean ok;
 
   res->query = q;

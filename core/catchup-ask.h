@@ -28,6 +28,7 @@ typedef struct {
   char *owner;        /* ... and bob (whose thing); NULL when not said */
   char *topic;        /* the question's own words without names and question scaffolding */
   char *question;     /* as asked */
+  char **roster;      /* the room's speakers it was compiled against */
 } CatchupAskQuery;
 
 void catchup_ask_query_free (CatchupAskQuery *q);
@@ -43,10 +44,31 @@ typedef struct {
   char *latest_id;    /* id of the newest turn of the row: the latest state; NULL when the row is empty */
 } CatchupAskRow;
 
+/* One sentence of a model's short answer (catchup-ask-answer.h), checked against the evidence. */
+typedef struct {
+  char *person;       /* the roster nick it is about; NULL for the group */
+  char *text;
+  GPtrArray *ids;     /* char *: the evidence turns it cites, at least one */
+} CatchupAskLine;
+
+typedef struct {
+  GPtrArray *lines;   /* CatchupAskLine, at least one */
+} CatchupAskAnswer;
+
+CatchupAskAnswer *catchup_ask_answer_new (void);
+void catchup_ask_answer_free (CatchupAskAnswer *answer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupAskAnswer, catchup_ask_answer_free)
+/* Every id the answer cites, once, in the order cited (char *). */
+GPtrArray *catchup_ask_answer_cited (const CatchupAskAnswer *answer);
+/* The sentences joined into one paragraph. */
+char *catchup_ask_answer_text (const CatchupAskAnswer *answer);
+
 typedef struct {
   CatchupAskQuery *query;
   GPtrArray *rows;    /* CatchupAskRow */
   CatchupMemory *memory; /* every evidence turn once, chronological (what recall returns) */
+  CatchupAskAnswer *answer; /* the model's short answer; NULL without a model or when it fell back */
+  char *notice;       /* one line: why a configured model's answer is not shown, or what of it was left out */
 } CatchupAskResult;
 
 void catchup_ask_result_free (CatchupAskResult *res);

@@ -31,8 +31,9 @@ vec_encode (const float *v, guint dim, guint32 *out)
     }
 }
 
-void
-catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out)
+/* Reads one stored vector (dim little-endian float32 values) into out. */
+static void
+vec_decode (const void *blob, guint dim, float *out)
 {
   for (guint d = 0; d < dim; d++)
     {
@@ -57,7 +58,7 @@ vec_is_finite (const float *v, guint dim)
 static gboolean
 lookup_one (CatchupStore *store, const char *model, guint dim, const char *text, float *out, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT vec FROM embeddings WHERE model = ? AND hash = ?",
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT vec FROM embeddings WHERE model = ? AND hash = ?",
                                             error);
   guint8 hash[CATCHUP_TEXT_HASH_LEN];
   gboolean found = FALSE;
@@ -74,14 +75,14 @@ lookup_one (CatchupStore *store, const char *model, guint dim, const char *text,
       g_autofree float *vec = g_new (float, dim);
 
       /* older versions stored NaN vectors of non-finite model answers: such a row is as good as none */
-      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 0), dim, vec);
+      vec_decode (sqlite3_column_blob (st, 0), dim, vec);
       found = vec_is_finite (vec, dim);
       if (found && out != NULL)
         memcpy (out, vec, dim * sizeof (float));
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    catchup_store_set_error (store, rc, error, "embedding lookup");
+    catchup_db_set_error (catchup_store_db (store), rc, error, "embedding lookup");
   return found;
 }
 
@@ -130,7 +131,7 @@ static gboolean
 collect_chunks (CatchupStore *store, gint64 room, const char *model, Todo *todo, GError **error)
 {
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT c.id FROM chunks c WHERE c.room = ?1 AND c.text_hash IS NOT NULL AND NOT EXISTS "
       "(SELECT 1 FROM embeddings e WHERE e.model = ?2 AND e.hash = c.text_hash) ORDER BY c.id", error);
   int rc;
@@ -147,7 +148,7 @@ collect_chunks (CatchupStore *store, gint64 room, const char *model, Todo *todo,
     }
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "embedding fill"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "embedding fill"), FALSE;
   for (guint i = 0; i < ids->len; i++)
     {
       g_autoptr (GPtrArray) turns = catchup_index_chunk_turns (store, g_array_index (ids, gint64, i), error);
@@ -178,7 +179,7 @@ collect_turns (CatchupStore *store, gint64 room, const char *model, guint dim, g
   int rc;
 
   *max_row = mark ? g_ascii_strtoll (mark, NULL, 10) : 0;
-  st = catchup_store_prepare (store, "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages "
+  st = catchup_db_prepare (catchup_store_db (store), "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages "
                                      "WHERE room = ?1 AND row > ?2 ORDER BY row", error);
   if (st == NULL)
     return FALSE;
@@ -188,7 +189,7 @@ collect_turns (CatchupStore *store, gint64 room, const char *model, guint dim, g
     g_ptr_array_add (msgs, catchup_store_message_from_stmt (st));
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "embedding fill"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "embedding fill"), FALSE;
   for (guint i = 0; i < msgs->len; i++)
     {
       CatchupMessage *m = msgs->pdata[i];
@@ -196,8 +197,6 @@ collect_turns (CatchupStore *store, gint64 room, const char *model, guint dim, g
       GError *local = NULL;
 
       *max_row = MAX (*max_row, m->row);
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       line = catchup_embed_turn_text (m);
       if (lookup_one (store, model, dim, line, NULL, &local))
         continue;
@@ -215,7 +214,7 @@ store_vectors (CatchupStore *store, const CatchupEmbedWrite *write, GError **err
 
   for (guint i = 0; i < write->n; i++)
     {
-      sqlite3_stmt *st = catchup_store_prepare (store, "INSERT OR REPLACE INTO embeddings (model, hash, vec) "
+      sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "INSERT OR REPLACE INTO embeddings (model, hash, vec) "
                                                        "VALUES (?, ?, ?)", error);
       guint8 hash[CATCHUP_TEXT_HASH_LEN];
       int rc;
@@ -229,7 +228,7 @@ store_vectors (CatchupStore *store, const CatchupEmbedWrite *write, GError **err
       sqlite3_bind_blob (st, 3, blob, (int) (write->dim * sizeof (guint32)), SQLITE_STATIC);
       if ((rc = sqlite3_step (st)) != SQLITE_DONE)
         {
-          catchup_store_set_error (store, rc, error, "embedding store");
+          catchup_db_set_error (catchup_store_db (store), rc, error, "embedding store");
           return FALSE;
         }
     }
@@ -312,13 +311,6 @@ catchup_embed_cache_fill_via (CatchupStore *store, gint64 room, CatchupEmbedder 
 }
 
 gboolean
-catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder, GCancellable *cancellable,
-                          guint *computed, GError **error)
-{
-  return catchup_embed_cache_fill_via (store, room, embedder, NULL, NULL, cancellable, computed, error);
-}
-
-gboolean
 catchup_embed_cache_fill_rooms (CatchupStore *store, GArray *rooms, CatchupEmbedder *embedder, gboolean prune,
                                 CatchupEmbedSink sink, gpointer sink_data, GCancellable *cancellable,
                                 guint *computed, GError **error)
@@ -344,7 +336,7 @@ catchup_embed_cache_foreach_chunk (CatchupStore *store, gint64 room, const char 
                                    GError **error)
 {
   /* the chunks are the index's: a stored vector belongs to every chunk whose text hashes to its key */
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.model = ?4 AND e.hash = c.text_hash "
       "WHERE c.room = ?1 AND (c.last_ts < ?2 OR (c.last_ts = ?2 AND c.last_row < ?3))", error);
   g_autofree float *vec = g_new (float, MAX (dim, 1));
@@ -360,19 +352,19 @@ catchup_embed_cache_foreach_chunk (CatchupStore *store, gint64 room, const char 
     {
       if ((guint) sqlite3_column_bytes (st, 1) != dim * sizeof (float))
         continue;
-      catchup_embed_cache_vec_decode (sqlite3_column_blob (st, 1), dim, vec);
+      vec_decode (sqlite3_column_blob (st, 1), dim, vec);
       func (sqlite3_column_int64 (st, 0), vec, data);
     }
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "dense retrieval"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "dense retrieval"), FALSE;
   return TRUE;
 }
 
 gboolean
 catchup_embed_cache_prune (CatchupStore *store, const char *keep_model, gint64 *deleted, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "DELETE FROM embeddings WHERE model != ?", error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "DELETE FROM embeddings WHERE model != ?", error);
   int rc;
 
   if (st == NULL)
@@ -381,11 +373,11 @@ catchup_embed_cache_prune (CatchupStore *store, const char *keep_model, gint64 *
   rc = sqlite3_step (st);
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "embedding prune"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "embedding prune"), FALSE;
   if (deleted != NULL)
-    *deleted = sqlite3_changes (store->db);
+    *deleted = catchup_db_changes (catchup_store_db (store));
   /* the watermarks of pruned models would make a later fill under that name skip their turns */
-  st = catchup_store_prepare (store, "DELETE FROM room_settings WHERE key LIKE 'embed-turns:%' AND key != ?",
+  st = catchup_db_prepare (catchup_store_db (store), "DELETE FROM room_settings WHERE key LIKE 'embed-turns:%' AND key != ?",
                               error);
   if (st == NULL)
     return FALSE;
@@ -397,14 +389,14 @@ catchup_embed_cache_prune (CatchupStore *store, const char *keep_model, gint64 *
   rc = sqlite3_step (st);
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "embedding prune"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "embedding prune"), FALSE;
   return TRUE;
 }
 
 gint64
 catchup_embed_cache_count (CatchupStore *store, const char *model, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT count(*) FROM embeddings WHERE model = ?", error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM embeddings WHERE model = ?", error);
   gint64 n = -1;
   int rc;
 
@@ -415,7 +407,7 @@ catchup_embed_cache_count (CatchupStore *store, const char *model, GError **erro
   if (rc == SQLITE_ROW)
     n = sqlite3_column_int64 (st, 0);
   else
-    catchup_store_set_error (store, rc, error, "embedding count");
+    catchup_db_set_error (catchup_store_db (store), rc, error, "embedding count");
   sqlite3_reset (st);
   return n;
 }
@@ -425,7 +417,7 @@ catchup_embed_cache_stored_dim (CatchupStore *store, const char *prefix, GError 
 {
   /* a range over the primary key: names from prefix up to prefix with its last byte raised */
   g_autofree char *upper = g_strdup (prefix);
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT model FROM embeddings WHERE model >= ? AND model < ? "
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT model FROM embeddings WHERE model >= ? AND model < ? "
                                                    "LIMIT 1", error);
   guint dim = 0;
   int rc;
@@ -444,7 +436,7 @@ catchup_embed_cache_stored_dim (CatchupStore *store, const char *prefix, GError 
       dim = tail ? (guint) g_ascii_strtoull (tail + 1, NULL, 10) : 0;
     }
   else if (rc != SQLITE_DONE)
-    catchup_store_set_error (store, rc, error, "embedding dimension");
+    catchup_db_set_error (catchup_store_db (store), rc, error, "embedding dimension");
   sqlite3_reset (st);
   return dim;
 }

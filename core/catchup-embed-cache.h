@@ -7,7 +7,7 @@ G_BEGIN_DECLS
 
 /*
  * Stored model embeddings (the embeddings table of schema v3). A model embedder is slow and may be remote, so
- * chunk and turn vectors are computed in the background as history arrives (catchup_embed_cache_fill) and
+ * chunk and turn vectors are computed in the background as history arrives (catchup_embed_cache_fill_rooms) and
  * only read at catch-up time; a catch-up embeds nothing but its own queries. Rows are keyed by the
  * embedder's name, which changes with the model or the dimension, and by the hash of the embedded text
  * (catchup_index_text_hash).
@@ -15,12 +15,6 @@ G_BEGIN_DECLS
 
 /* What a single turn is embedded as: "speaker: text". */
 char *catchup_embed_turn_text (const CatchupMessage *msg);
-
-/* Embeds, in batches, every chunk text and every turn line of the room that has no vector for the
- * embedder's name yet, and stores the vectors (each batch in its own transaction, so a cancelled or failed
- * fill keeps what it did). computed (may be NULL) gets the number of texts embedded. */
-gboolean catchup_embed_cache_fill (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
-                                   GCancellable *cancellable, guint *computed, GError **error);
 
 /*
  * One write of a fill: n vectors (dim floats each) of texts to store for model; when room is set, the room's
@@ -46,8 +40,10 @@ gboolean catchup_embed_cache_write (CatchupStore *store, const CatchupEmbedWrite
 typedef gboolean (*CatchupEmbedSink) (const CatchupEmbedWrite *write, gpointer user_data,
                                       GCancellable *cancellable, GError **error);
 
-/* catchup_embed_cache_fill, reading from store and writing through sink (NULL: into store). Safe to run on a
- * thread of its own with its own store: the embedding itself takes no lock. */
+/* Embeds, in batches, every chunk text and every turn line of the room that has no vector for the embedder's
+ * name yet, reading from store, and stores the vectors through sink (NULL: into store), each batch in its own
+ * transaction, so a cancelled or failed fill keeps what it did. computed (may be NULL) gets the number of texts
+ * embedded. Safe to run on a thread of its own with its own store: the embedding itself takes no lock. */
 gboolean catchup_embed_cache_fill_via (CatchupStore *store, gint64 room, CatchupEmbedder *embedder,
                                        CatchupEmbedSink sink, gpointer sink_data, GCancellable *cancellable,
                                        guint *computed, GError **error);
@@ -57,8 +53,6 @@ gboolean catchup_embed_cache_fill_rooms (CatchupStore *store, GArray *rooms, Cat
                                          gboolean prune, CatchupEmbedSink sink, gpointer sink_data,
                                          GCancellable *cancellable, guint *computed, GError **error);
 
-/* Reads one stored vector (dim little-endian float32 values) into out. */
-void catchup_embed_cache_vec_decode (const void *blob, guint dim, float *out);
 
 /* The stored vectors of n texts for model (dim floats each): n * dim floats, all zero for a text without a
  * stored vector of that dimension. found (n entries, may be NULL) says which were stored. */

@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-ask.h"
+#include "catchup-ask-answer.h"
 #include "catchup-embed-cache.h"
 #include "catchup-engine.h"
 #include "catchup-error.h"
@@ -40,78 +41,17 @@ catchup_result_free (CatchupResult *result)
   g_free (result);
 }
 
-static CatchupMessage *
-message_or_error (CatchupStore *store, gint64 room, const char *id, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  CatchupMessage *m = catchup_store_get_message (store, room, id, &local);
-
-  if (m == NULL && (local == NULL || g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND)))
-    g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_NOT_FOUND, _("No message with id “%s” in this room."), id);
-  else if (m == NULL)
-    g_propagate_error (error, g_steal_pointer (&local));
-  return m;
-}
-
-static GPtrArray *
-window_between (CatchupStore *store, gint64 room, const char *first_id, const char *last_id, GError **error)
-{
-  g_autoptr (CatchupMessage) a = NULL, b = NULL;
-  CatchupPos pa, pb;
-
-  if (first_id == NULL || last_id == NULL)
-    {
-      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("A window needs a first and a last message id."));
-      return NULL;
-    }
-  if ((a = message_or_error (store, room, first_id, error)) == NULL ||
-      (b = message_or_error (store, room, last_id, error)) == NULL)
-    return NULL;
-  pa = catchup_pos_of (a);
-  pb = catchup_pos_of (b);
-  if (catchup_pos_cmp (&pa, &pb) > 0)
-    {
-      g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("The window's first message (%s) comes after its "
-                   "last (%s)."), first_id, last_id);
-      return NULL;
-    }
-  return catchup_store_range (store, room, &pa, &pb, 0, error);
-}
-
-/* Keeps only conversational turns, and at most max of the newest. */
-static void
-trim_window (GPtrArray *msgs, guint max, guint *total)
-{
-  for (guint i = msgs->len; i-- > 0;)
-    if (((CatchupMessage *) msgs->pdata[i])->flags & CATCHUP_MESSAGE_EVENT)
-      g_ptr_array_remove_index (msgs, i);
-  if (total)
-    *total = msgs->len;
-  if (max && msgs->len > max)
-    g_ptr_array_remove_range (msgs, 0, msgs->len - max);
-}
-
 /* total: the turns before the cap kept the newest */
 static GPtrArray *
 engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, guint *total, GError **error)
 {
-  g_autoptr (GPtrArray) msgs = NULL;
+  CatchupWindowInfo info;
+  g_autoptr (GPtrArray) msgs = catchup_window_resolve (store, room, window, &info, error);
 
-  switch (window->kind)
-    {
-    case CATCHUP_WINDOW_LAST:
-      msgs = catchup_store_before (store, room, NULL, MAX (window->last_n, 1), error);
-      break;
-    case CATCHUP_WINDOW_SINCE:
-      msgs = catchup_store_since (store, room, window->since, error);
-      break;
-    case CATCHUP_WINDOW_BETWEEN:
-      msgs = window_between (store, room, window->first_id, window->last_id, error);
-      break;
-    }
   if (msgs == NULL)
     return NULL;
-  trim_window (msgs, window->max_messages, total);
+  if (total)
+    *total = info.total;
   if (msgs->len == 0)
     {
       g_set_error (error, CATCHUP_ERROR, CATCHUP_ERROR_INVALID, _("There is nothing to catch up on in that window."));
@@ -224,8 +164,7 @@ session_may_call (ModelSession *ms, char **slot)
 static gboolean
 is_cancel (const GError *error, GCancellable *cancellable)
 {
-  return g_cancellable_is_cancelled (cancellable) || g_error_matches (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  return g_cancellable_is_cancelled (cancellable) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
 /* The model embedder of the vectors stored for this model; the dimension comes from the store, so opening
@@ -318,7 +257,7 @@ session_close (ModelSession *ms)
   if (ms->llm != NULL)
     catchup_llm_get_stats (ms->llm, &ms->report->stats);
   ms->report->used = ms->report->gaps_used || ms->report->retrieval_used || ms->report->selection_used ||
-                     ms->report->summary_used;
+                     ms->report->summary_used || ms->report->answer_used;
   g_free (ms->report->notice);
   ms->report->notice = session_notice (ms);
   g_clear_pointer (&ms->embedder, catchup_embedder_free);
@@ -527,9 +466,9 @@ catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArray *window, cons
   return engine_memory (store, room, window, NULL, opts, report, cancellable, error);
 }
 
-CatchupAskResult *
-catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
-                    CatchupModelReport *report, GCancellable *cancellable, GError **error)
+static CatchupAskResult *
+ask_evidence (ModelSession *ms, CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
+              GCancellable *cancellable, GError **error)
 {
   CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
   CatchupMemory *mem;
@@ -545,13 +484,61 @@ catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, cons
   if (per_person)
     return catchup_ask_people (store, room, q, opts->memory.budget, error);
   /* the verbatim track's recall, with the model's embeddings when there is one */
-  mem = engine_memory (store, room, NULL, question, opts, report, cancellable, error);
+  mem = session_memory (ms, store, room, NULL, question, opts, cancellable, error);
   if (mem == NULL)
     {
       catchup_ask_query_free (q);
       return NULL;
     }
   return catchup_ask_from_memory (q, mem);
+}
+
+/* The model's short answer beside the evidence; a model that cannot answer leaves the evidence and a notice.
+ * FALSE only for a cancellation. */
+static gboolean
+session_answer (ModelSession *ms, CatchupAskResult *res, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *reason = NULL;
+
+  if (!session_has_chat (ms))
+    return TRUE;
+  if (session_may_call (ms, &reason))
+    {
+      if (!catchup_ask_answer (ms->llm, res, cancellable, error))
+        return FALSE;
+      ms->report->answer_used = res->answer != NULL;
+      return TRUE;
+    }
+  if (reason == NULL && ms->summary_failure != NULL)
+    reason = g_strdup (ms->summary_failure);
+  g_free (res->notice);
+  res->notice = g_strdup_printf (_("Model not used for the answer: %s; this is the evidence."),
+                                 reason ? reason : _("no client"));
+  return TRUE;
+}
+
+static CatchupAskResult *
+engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts, gboolean answer,
+            CatchupModelReport *report, GCancellable *cancellable, GError **error)
+{
+  CatchupModelReport own = { 0 };
+  g_autoptr (CatchupAskResult) res = NULL;
+  ModelSession ms;
+
+  session_open (&ms, opts->model, store, report ? report : &own);
+  res = ask_evidence (&ms, store, room, question, opts, cancellable, error);
+  if (res != NULL && answer && !session_answer (&ms, res, cancellable, error))
+    g_clear_pointer (&res, catchup_ask_result_free);
+  session_close (&ms);
+  catchup_model_report_clear (&own);
+  return g_steal_pointer (&res);
+}
+
+CatchupAskResult *
+catchup_engine_ask (CatchupStore *store, gint64 room, const char *question, const CatchupOptions *opts,
+                    CatchupModelReport *report, GCancellable *cancellable, GError **error)
+{
+  return engine_ask (store, room, question, opts, TRUE, report, cancellable, error);
 }
 
 CatchupMemory *
@@ -563,7 +550,7 @@ catchup_engine_recall (CatchupStore *store, gint64 room, const char *query, cons
   /* the best method asks the room: per person where the question names people, the plain recall otherwise */
   if (opts->memory.method != CATCHUP_METHOD_REMEMBER)
     return engine_memory (store, room, NULL, query, opts, report, cancellable, error);
-  res = catchup_engine_ask (store, room, query, opts, report, cancellable, error);
+  res = engine_ask (store, room, query, opts, FALSE, report, cancellable, error);
   return res ? g_steal_pointer (&res->memory) : NULL;
 }
 
@@ -597,23 +584,6 @@ catchup_engine_run (CatchupStore *store, gint64 room, const CatchupWindow *windo
   catchup_summary_set_head (res->summary, res->window, res->window_total);
   summary_add_notice (res->summary, res->model.notice);
   return g_steal_pointer (&res);
-}
-
-/* The async run's own copy of the caller's model settings. */
-static CatchupLlmConfig *
-model_config_copy (const CatchupLlmConfig *config)
-{
-  CatchupLlmConfig *copy;
-
-  if (config == NULL)
-    return NULL;
-  copy = g_memdup2 (config, sizeof *config);
-  copy->base_url = g_strdup (config->base_url);
-  copy->chat_model = g_strdup (config->chat_model);
-  copy->embed_model = g_strdup (config->embed_model);
-  copy->api_key = g_strdup (config->api_key);
-  copy->query_instruction = g_strdup (config->query_instruction);
-  return copy;
 }
 
 typedef struct {
@@ -674,7 +644,7 @@ catchup_engine_run_async (const char *db_path, const char *room_spec, const Catc
   if (opts->memory.gaps)
     job->opts.memory.gaps = g_ptr_array_ref (opts->memory.gaps);
   /* the worker makes its own client from the copy: one per catch-up, so its counters are this one's */
-  job->opts.model = model_config_copy (opts->model);
+  job->opts.model = catchup_llm_config_dup (opts->model);
   g_task_set_source_tag (task, catchup_engine_run_async);
   g_task_set_task_data (task, job, (GDestroyNotify) async_job_free);
   g_task_set_return_on_cancel (task, FALSE);

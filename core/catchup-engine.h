@@ -6,23 +6,9 @@
 #include "catchup-llm.h"
 #include "catchup-memory.h"
 #include "catchup-summary.h"
+#include "catchup-window.h"
 
 G_BEGIN_DECLS
-
-/* Which part of a room to catch up on. */
-typedef enum {
-  CATCHUP_WINDOW_LAST,     /* the last n messages */
-  CATCHUP_WINDOW_SINCE,    /* messages with ts >= since */
-  CATCHUP_WINDOW_BETWEEN,  /* from first_id to last_id, inclusive */
-} CatchupWindowKind;
-
-typedef struct {
-  CatchupWindowKind kind;
-  guint last_n;
-  gint64 since;
-  char *first_id, *last_id;
-  guint max_messages;       /* cap (0: none); the newest are kept */
-} CatchupWindow;
 
 typedef struct {
   CatchupMemoryOptions memory;
@@ -31,7 +17,7 @@ typedef struct {
   char *me;                 /* the user's nick in the room, for the summary's "For you"; NULL: none */
   /* NULL or without base_url: the embedded default only. Otherwise every catch-up makes its own client from
    * it (so its calls and tokens are its own): chat_model for gap detection and the summary, embed_model for
-   * dense retrieval over the vectors catchup_embed_cache_fill stored. Borrowed; the async run copies it. */
+   * dense retrieval over the vectors catchup_embed_cache_fill_rooms stored. Borrowed; the async run copies it. */
   const CatchupLlmConfig *model;
 } CatchupOptions;
 
@@ -43,6 +29,7 @@ typedef struct {
   gboolean used;            /* at least one step used the model's answer */
   gboolean gaps_used, retrieval_used, summary_used;
   gboolean selection_used;  /* the model chose the memory's evidence from the candidate pools */
+  gboolean answer_used;     /* a question got the model's short answer (catchup_engine_ask) */
   guint selection_candidates;    /* distinct candidate turns shown to it (0: not asked) */
   guint selection_prompt_tokens; /* the selection prompt, by the library's counter */
   char *notice;             /* one line: why a configured step did not use the model; NULL when all did */
@@ -66,7 +53,7 @@ typedef struct {
 void catchup_result_free (CatchupResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupResult, catchup_result_free)
 
-/* Resolves a window into its messages (CATCHUP_ERROR_NOT_FOUND for bad ids, _INVALID for an empty window). */
+/* A window's messages as catchup_window_resolve finds them, CATCHUP_ERROR_INVALID when there are none. */
 GPtrArray *catchup_engine_window (CatchupStore *store, gint64 room, const CatchupWindow *window, GError **error);
 
 /* Memory for a window or a question the way a catch-up builds it, with the model's gap detection, stored
@@ -76,7 +63,8 @@ CatchupMemory *catchup_engine_memory (CatchupStore *store, gint64 room, GPtrArra
                                       const CatchupOptions *opts, CatchupModelReport *report,
                                       GCancellable *cancellable, GError **error);
 /* A question to the room (catchup-ask.h): per person when it names people, else the recall of the verbatim
- * track with the model's embeddings when one is configured. */
+ * track with the model's embeddings when one is configured; with a chat model, its short answer beside the
+ * evidence (catchup-ask-answer.h; when it cannot answer, res->notice says why). */
 CatchupAskResult *catchup_engine_ask (CatchupStore *store, gint64 room, const char *question,
                                       const CatchupOptions *opts, CatchupModelReport *report,
                                       GCancellable *cancellable, GError **error);

@@ -4,6 +4,7 @@
 
 G_BEGIN_DECLS
 
+/* Cancellation is never a CatchupError: every module reports it as G_IO_ERROR_CANCELLED. */
 #define CATCHUP_ERROR (catchup_error_quark ())
 
 typedef enum {
@@ -16,7 +17,6 @@ typedef enum {
   CATCHUP_ERROR_DB_FULL,      /* disk or quota full */
   CATCHUP_ERROR_DB_CORRUPT,   /* not a database, or a damaged one */
   CATCHUP_ERROR_IO,           /* files */
-  CATCHUP_ERROR_CANCELLED,    /* the caller cancelled */
   CATCHUP_ERROR_NETWORK,      /* refused, DNS, TLS, timeout */
   CATCHUP_ERROR_HTTP,         /* a non-success HTTP status */
   CATCHUP_ERROR_MODEL,        /* a model answer that cannot be used */

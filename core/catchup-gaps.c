@@ -129,13 +129,30 @@ catchup_worth_to_string (CatchupWorth worth)
   return worth < G_N_ELEMENTS (names) ? names[worth] : "other";
 }
 
+/* Most chat is ASCII, whose lower case and case folding are one byte each: GLib's Unicode versions cost more
+ * than the cue matching that follows. */
+static gboolean
+is_ascii (const char *text)
+{
+  for (; *text; text++)
+    if ((guchar) *text >= 0x80)
+      return FALSE;
+  return TRUE;
+}
+
+static char *
+casefold (const char *text)
+{
+  return is_ascii (text) ? g_ascii_strdown (text, -1) : g_utf8_casefold (text, -1);
+}
+
 /* Lower-cased words and punctuation marks of text, for cue matching (not retrieval): a noun phrase must
  * not run across a comma or a colon. */
 static char **
 plain_words (const char *text)
 {
   static GRegex *re;
-  g_autofree char *lower = g_utf8_strdown (text, -1);
+  g_autofree char *lower = is_ascii (text) ? g_ascii_strdown (text, -1) : g_utf8_strdown (text, -1);
   g_autoptr (GMatchInfo) match = NULL;
   g_autoptr (GPtrArray) out = g_ptr_array_new ();
 
@@ -158,24 +175,31 @@ is_word (const char *w)
   return g_unichar_isalnum (g_utf8_get_char (w));
 }
 
-gboolean
-catchup_gaps_is_worthy (const char *text, CatchupWorth *worth)
+/* Worthiness of a text given casefolded and its number of retrieval terms. */
+static gboolean
+worthy (const char *lower, guint n_terms, CatchupWorth *worth)
 {
-  g_autofree char *lower = g_utf8_casefold (text, -1);
-  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
-
   /* whole words only: "now" is not in "know", "sent" not in "present" */
   for (guint i = 0; i < G_N_ELEMENTS (worth_cues); i++)
     if (catchup_text_has_folded_phrase (lower, worth_cues[i].cue))
       {
         if (worth)
           *worth = worth_cues[i].worth;
-        return terms->len >= 2;
+        return n_terms >= 2;
       }
   if (worth)
     *worth = CATCHUP_WORTH_OTHER;
   /* no cue, but enough content to be news of some kind */
-  return terms->len >= 6;
+  return n_terms >= 6;
+}
+
+gboolean
+catchup_gaps_is_worthy (const char *text, CatchupWorth *worth)
+{
+  g_autofree char *lower = casefold (text);
+  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
+
+  return worthy (lower, terms->len, worth);
 }
 
 static gboolean
@@ -199,9 +223,9 @@ noun_phrase (char **words, guint i)
   guint n = 0, k = i + 1;
 
   for (; words[k] && in_list (words[k], anaphoric_modifiers, G_N_ELEMENTS (anaphoric_modifiers)); k++)
-    g_string_append_printf (np, " %s", words[k]);
+    g_string_append (g_string_append_c (np, ' '), words[k]);
   for (; words[k] && n < 3 && is_word (words[k]) && !catchup_text_is_stop_word (words[k]); k++, n++)
-    g_string_append_printf (np, " %s", words[k]);
+    g_string_append (g_string_append_c (np, ' '), words[k]);
   return n ? g_string_free (g_steal_pointer (&np), FALSE) : NULL;
 }
 
@@ -232,11 +256,10 @@ find_expression (char **words, GHashTable *introduced, CatchupGapType *type)
   return NULL;
 }
 
+/* The first gap cue in a casefolded text. */
 static char *
-find_cue (const char *text, CatchupGapType *type)
+find_cue (const char *lower, CatchupGapType *type)
 {
-  g_autofree char *lower = g_utf8_casefold (text, -1);
-
   for (guint i = 0; i < G_N_ELEMENTS (gap_cues); i++)
     if (catchup_text_has_folded_phrase (lower, gap_cues[i].cue))
       {
@@ -250,22 +273,22 @@ find_cue (const char *text, CatchupGapType *type)
  * windows; 1 to 4 turns are within noise of each other (0.45-0.50), 3 sits in the middle of that plateau. */
 #define ANCHOR_TURNS 3
 
-/* Content terms of the turns just before utterance i: the local topic the reference is made in. */
+/* Content terms of the turns just before utterance i (words: every turn's plain_words): the local topic the
+ * reference is made in. */
 static char *
-window_anchors (GPtrArray *window, guint i)
+window_anchors (GPtrArray *words, guint i)
 {
   g_autoptr (GString) s = g_string_new (NULL);
 
   for (guint k = i >= ANCHOR_TURNS ? i - ANCHOR_TURNS : 0; k < i; k++)
     {
-      CatchupMessage *m = window->pdata[k];
-      g_auto (GStrv) words = plain_words (m->text);
+      char **turn = words->pdata[k];
 
       /* words as written, not stemmed terms: the query is stemmed when it is searched, and a stem stemmed
        * again can be another word ("please" -> "pleas" -> "plea", "release" -> "releas" -> "relea") */
-      for (guint w = 0; words[w]; w++)
-        if (g_unichar_isalnum (g_utf8_get_char (words[w])) && !catchup_text_is_stop_word (words[w]))
-          g_string_append_printf (s, "%s%s", s->len ? " " : "", words[w]);
+      for (guint w = 0; turn[w]; w++)
+        if (g_unichar_isalnum (g_utf8_get_char (turn[w])) && !catchup_text_is_stop_word (turn[w]))
+          g_string_append (s->len ? g_string_append_c (s, ' ') : s, turn[w]);
     }
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
@@ -285,7 +308,7 @@ evidence_for (CatchupGapType type)
 }
 
 static CatchupGap *
-make_gap (GPtrArray *window, guint i, CatchupGapType type, char *expression, CatchupWorth worth)
+make_gap (GPtrArray *window, GPtrArray *words, guint i, CatchupGapType type, char *expression, CatchupWorth worth)
 {
   CatchupMessage *m = window->pdata[i];
   CatchupGap *gap = catchup_gap_new ();
@@ -297,7 +320,7 @@ make_gap (GPtrArray *window, guint i, CatchupGapType type, char *expression, Cat
   gap->expression = expression;
   gap->reason = g_strdup_printf (_("\"%s\" is not introduced in the window"), expression);
   gap->evidence = g_strdup (_(evidence_for (type)));
-  gap->anchors = window_anchors (window, i);
+  gap->anchors = window_anchors (words, i);
   /* the utterance itself carries most of the evidence's vocabulary; the expression and the speaker are
    * repeated to weigh them; the anchors come last */
   gap->query = g_strdup_printf ("%s %s %s %s", m->speaker, m->text, expression, gap->anchors);
@@ -306,10 +329,8 @@ make_gap (GPtrArray *window, guint i, CatchupGapType type, char *expression, Cat
 }
 
 static void
-introduce (GHashTable *introduced, const char *text)
+introduce (GHashTable *introduced, GPtrArray *terms)
 {
-  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
-
   for (guint i = 0; i < terms->len; i++)
     g_hash_table_add (introduced, g_strdup (terms->pdata[i]));
 }
@@ -328,24 +349,30 @@ static GPtrArray *
 detect (GPtrArray *window, guint max_gaps)
 {
   g_autoptr (GHashTable) introduced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) all_words = g_ptr_array_new_full (window->len, (GDestroyNotify) g_strfreev);
   GPtrArray *gaps = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_gap_free);
 
+  /* split once: a gap's anchors are the words of the turns before it */
+  for (guint i = 0; i < window->len; i++)
+    g_ptr_array_add (all_words, plain_words (((CatchupMessage *) window->pdata[i])->text));
   for (guint i = 0; i < window->len; i++)
     {
       CatchupMessage *m = window->pdata[i];
-      g_auto (GStrv) words = plain_words (m->text);
+      char **words = all_words->pdata[i];
+      g_autofree char *lower = casefold (m->text);
+      g_autoptr (GPtrArray) terms = catchup_text_terms (m->text, TRUE);
       CatchupWorth worth;
       CatchupGapType type = CATCHUP_GAP_REFERENTIAL;
       char *expr;
 
-      if (!(m->flags & CATCHUP_MESSAGE_EVENT) && catchup_gaps_is_worthy (m->text, &worth))
+      if (worthy (lower, terms->len, &worth))
         {
           expr = find_expression (words, introduced, &type);
           /* a cue ("as agreed", "again") says more than a bare pronoun, less than a noun phrase */
           if (expr == NULL || strchr (expr, ' ') == NULL)
             {
               CatchupGapType cue_type;
-              char *cue = find_cue (m->text, &cue_type);
+              char *cue = find_cue (lower, &cue_type);
 
               if (cue)
                 {
@@ -355,9 +382,9 @@ detect (GPtrArray *window, guint max_gaps)
                 }
             }
           if (expr != NULL)
-            g_ptr_array_add (gaps, make_gap (window, i, type, expr, worth));
+            g_ptr_array_add (gaps, make_gap (window, all_words, i, type, expr, worth));
         }
-      introduce (introduced, m->text);
+      introduce (introduced, terms);
     }
   g_ptr_array_sort (gaps, cmp_gap_weight);
   if (max_gaps && gaps->len > max_gaps)

@@ -262,16 +262,17 @@ read_lines (GInputStream *input, LineFunc func, gpointer data, GCancellable *can
         {
           if (read_error == NULL)
             return TRUE;
-          g_set_error (error, CATCHUP_ERROR,
-                       g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? CATCHUP_ERROR_CANCELLED
-                                                                                       : CATCHUP_ERROR_IO,
+          gboolean cancelled = g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+          g_set_error (error, cancelled ? G_IO_ERROR : CATCHUP_ERROR,
+                       cancelled ? G_IO_ERROR_CANCELLED : CATCHUP_ERROR_IO,
                        _("Could not read line %" G_GUINT64_FORMAT ": %s"), number + 1, read_error->message);
           return FALSE;
         }
       number++;
       if (g_cancellable_is_cancelled (cancellable))
         {
-          g_set_error_literal (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED, _("The import was cancelled"));
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The import was cancelled"));
           return FALSE;
         }
       if (len > 0 && raw[len - 1] == '\r')
@@ -697,35 +698,15 @@ irc_message (IrcImport *job, const char *speaker, const char *text, guint flags,
   return importer_add (&job->imp, job->room, msg, FALSE, error);
 }
 
-static gboolean
-irc_presence (IrcImport *job, const char *nick, GMatchInfo *match, GError **error)
-{
-  g_autofree char *verb = g_match_info_fetch (match, 1);
-  g_autofree char *reason = g_match_info_fetch (match, 3);
-  g_autofree char *reason2 = g_match_info_fetch (match, 4);
-  CatchupRoomEventKind kind = CATCHUP_ROOM_EVENT_QUIT;
-
-  if (strcmp (verb, "joined") == 0)
-    kind = CATCHUP_ROOM_EVENT_JOIN;
-  else if (strcmp (verb, "left") == 0)
-    kind = CATCHUP_ROOM_EVENT_PART;
-  if (!importer_ensure_txn (&job->imp, error))
-    return FALSE;
-  return importer_event_stored (&job->imp,
-                                catchup_store_add_event (job->imp.store, job->room, job->ts, kind, nick,
-                                                         reason && *reason ? reason : reason2, error),
-                                error);
-}
-
 /* "=== nick ...": a presence event, a nick change, or (older logs) an action. */
 static gboolean
 irc_event (IrcImport *job, const char *nick, const char *rest, GError **error)
 {
   g_autoptr (GMatchInfo) match = NULL;
 
-  if (g_regex_match (job->presence, rest, 0, &match))
-    return irc_presence (job, nick, match, error);
-  g_clear_pointer (&match, g_match_info_free);
+  /* Joins, parts and quits are no turns and are not kept (schema version 7): counted as read events only. */
+  if (g_regex_match (job->presence, rest, 0, NULL))
+    return importer_ensure_txn (&job->imp, error) && importer_event_stored (&job->imp, TRUE, error);
   if (g_regex_match (job->renamed, rest, 0, &match))
     {
       g_autofree char *new_nick = g_match_info_fetch (match, 1);

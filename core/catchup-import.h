@@ -30,7 +30,7 @@ typedef struct {
   guint64 read;        /* records read: messages, actions and events; malformed lines included */
   guint64 inserted;    /* new messages stored */
   guint64 duplicates;  /* messages already stored */
-  guint64 events;      /* joins, parts, quits and nick changes recorded */
+  guint64 events;      /* joins, parts, quits and nick changes read; only the nick changes are kept */
   guint64 malformed;   /* lines skipped, each with a problem */
   GPtrArray *problems; /* of CatchupImportProblem, in line order */
 } CatchupImportResult;

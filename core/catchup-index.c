@@ -6,7 +6,6 @@
 #include "catchup-embed.h"
 #include "catchup-error.h"
 #include "catchup-index.h"
-#include "catchup-store-private.h"
 #include "catchup-text.h"
 
 /* The text a chunk is indexed and embedded as: its turns as "speaker: text" lines, so that names are
@@ -58,7 +57,7 @@ delete_chunk (CatchupStore *store, gint64 id, const void *blob, int bytes, GErro
     return FALSE;
   text = catchup_index_chunk_text (turns);
   terms = catchup_text_terms_joined (text, TRUE);
-  st = catchup_store_prepare (store, "INSERT INTO chunks_fts (chunks_fts, rowid, terms) VALUES ('delete', ?, ?)",
+  st = catchup_db_prepare (catchup_store_db (store), "INSERT INTO chunks_fts (chunks_fts, rowid, terms) VALUES ('delete', ?, ?)",
                               error);
   if (st == NULL)
     return FALSE;
@@ -66,14 +65,14 @@ delete_chunk (CatchupStore *store, gint64 id, const void *blob, int bytes, GErro
   sqlite3_bind_text (st, 2, terms, -1, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk delete"), FALSE;
-  st = catchup_store_prepare (store, "DELETE FROM chunks WHERE id = ?", error);
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk delete"), FALSE;
+  st = catchup_db_prepare (catchup_store_db (store), "DELETE FROM chunks WHERE id = ?", error);
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, id);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk delete"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk delete"), FALSE;
   return TRUE;
 }
 
@@ -83,7 +82,7 @@ delete_chunks_from (CatchupStore *store, gint64 room, const CatchupPos *from, GE
 {
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GPtrArray) blobs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT id, rows FROM chunks WHERE room = ?1 AND (first_ts > ?2 OR (first_ts = ?2 AND first_row >= ?3))",
       error);
   int rc;
@@ -102,7 +101,7 @@ delete_chunks_from (CatchupStore *store, gint64 room, const CatchupPos *from, GE
     }
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk scan"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk scan"), FALSE;
   for (guint i = 0; i < ids->len; i++)
     {
       gsize bytes;
@@ -143,7 +142,7 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   catchup_embed_hashed_terms (all_terms, vec);
   catchup_vec_quantize (vec, q, CATCHUP_EMBED_DIM);
   catchup_index_text_hash (text, hash);
-  st = catchup_store_prepare (store,
+  st = catchup_db_prepare (catchup_store_db (store),
       "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows, vec, text_hash) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", error);
   if (st == NULL)
@@ -159,15 +158,15 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
   sqlite3_bind_blob (st, 9, hash, sizeof hash, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk insert"), FALSE;
-  st = catchup_store_prepare (store, "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", error);
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk insert"), FALSE;
+  st = catchup_db_prepare (catchup_store_db (store), "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", error);
   if (st == NULL)
     return FALSE;
-  sqlite3_bind_int64 (st, 1, sqlite3_last_insert_rowid (store->db));
+  sqlite3_bind_int64 (st, 1, catchup_db_last_insert_rowid (catchup_store_db (store)));
   sqlite3_bind_text (st, 2, terms, -1, SQLITE_STATIC);
   rc = sqlite3_step (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk index"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk index"), FALSE;
   return TRUE;
 }
 
@@ -175,20 +174,12 @@ insert_chunk (CatchupStore *store, gint64 room, GPtrArray *turns, guint first, g
 static gboolean
 chunk_from (CatchupStore *store, gint64 room, const CatchupPos *from, GError **error)
 {
-  g_autoptr (GPtrArray) all = catchup_store_range (store, room, from, NULL, 0, error);
-  g_autoptr (GPtrArray) turns = g_ptr_array_new ();
+  g_autoptr (GPtrArray) turns = catchup_store_range (store, room, from, NULL, 0, error);
   g_autofree guint *tokens = NULL;
   g_autoptr (GArray) spans = NULL;
 
-  if (all == NULL)
+  if (turns == NULL)
     return FALSE;
-  for (guint i = 0; i < all->len; i++)
-    {
-      CatchupMessage *m = all->pdata[i];
-
-      if (!(m->flags & CATCHUP_MESSAGE_EVENT))
-        g_ptr_array_add (turns, m);
-    }
   tokens = g_new (guint, turns->len + 1);
   for (guint i = 0; i < turns->len; i++)
     {
@@ -211,7 +202,7 @@ static gboolean
 query_pos (CatchupStore *store, const char *sql, gint64 room, gint64 arg, CatchupPos *out, gboolean *found,
            GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   int rc;
 
   if (st == NULL)
@@ -227,7 +218,7 @@ query_pos (CatchupStore *store, const char *sql, gint64 room, gint64 arg, Catchu
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "index state"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "index state"), FALSE;
   return TRUE;
 }
 
@@ -243,7 +234,7 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
   sqlite3_stmt *st;
   int rc;
 
-  st = catchup_store_prepare (store,
+  st = catchup_db_prepare (catchup_store_db (store),
       "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
       "(last_ts > ?2 OR (last_ts = ?2 AND last_row > ?3)) ORDER BY first_ts, first_row LIMIT 1", error);
   if (st == NULL)
@@ -260,10 +251,10 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "index restart"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "index restart"), FALSE;
   if (found)
     {
-      st = catchup_store_prepare (store,
+      st = catchup_db_prepare (catchup_store_db (store),
           "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
           "(first_ts < ?2 OR (first_ts = ?2 AND first_row < ?3)) ORDER BY first_ts DESC, first_row DESC LIMIT 1",
           error);
@@ -280,7 +271,7 @@ restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, C
         }
       sqlite3_reset (st);
       if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "index restart"), FALSE;
+        return catchup_db_set_error (catchup_store_db (store), rc, error, "index restart"), FALSE;
       *from_start = rc != SQLITE_ROW;
       return TRUE;
     }
@@ -313,12 +304,12 @@ hash_chunks (CatchupStore *store, GArray *ids, GError **error)
         return FALSE;
       text = catchup_index_chunk_text (turns);
       catchup_index_text_hash (text, hash);
-      if ((st = catchup_store_prepare (store, "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
+      if ((st = catchup_db_prepare (catchup_store_db (store), "UPDATE chunks SET text_hash = ? WHERE id = ?", error)) == NULL)
         return FALSE;
       sqlite3_bind_blob (st, 1, hash, sizeof hash, SQLITE_STATIC);
       sqlite3_bind_int64 (st, 2, id);
       if ((rc = sqlite3_step (st)) != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+        return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk hashes"), FALSE;
     }
   return TRUE;
 }
@@ -326,14 +317,14 @@ hash_chunks (CatchupStore *store, GArray *ids, GError **error)
 static gboolean
 fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
 {
-  GHashTable *hashed = catchup_store_get_data (store, HASHED_ROOMS_KEY);
+  GHashTable *hashed = catchup_db_get_data (catchup_store_db (store), HASHED_ROOMS_KEY);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   sqlite3_stmt *st;
   int rc;
 
   if (hashed != NULL && g_hash_table_contains (hashed, &room))
     return TRUE;
-  st = catchup_store_prepare (store, "SELECT id FROM chunks WHERE room = ?1 AND text_hash IS NULL", error);
+  st = catchup_db_prepare (catchup_store_db (store), "SELECT id FROM chunks WHERE room = ?1 AND text_hash IS NULL", error);
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
@@ -345,7 +336,7 @@ fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
     }
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "chunk hashes"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk hashes"), FALSE;
   if (!hash_chunks (store, ids, error))
     return FALSE;
   /* only once the hashes are in: a failed fill is tried again (a rollback of the surrounding transaction after
@@ -353,7 +344,7 @@ fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
   if (hashed == NULL)
     {
       hashed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-      catchup_store_set_data (store, HASHED_ROOMS_KEY, hashed, (GDestroyNotify) g_hash_table_unref);
+      catchup_db_set_data (catchup_store_db (store), HASHED_ROOMS_KEY, hashed, (GDestroyNotify) g_hash_table_unref);
     }
   g_hash_table_add (hashed, g_memdup2 (&room, sizeof room));
   return TRUE;
@@ -368,7 +359,7 @@ index_update_locked (CatchupStore *store, gint64 room, GError **error)
   sqlite3_stmt *st;
 
   if (!fill_text_hashes (store, room, error) ||
-      (st = catchup_store_prepare (store, "SELECT max_row FROM index_state WHERE room = ?", error)) == NULL)
+      (st = catchup_db_prepare (catchup_store_db (store), "SELECT max_row FROM index_state WHERE room = ?", error)) == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
   if (sqlite3_step (st) == SQLITE_ROW)
@@ -385,14 +376,12 @@ index_update_locked (CatchupStore *store, gint64 room, GError **error)
       !delete_chunks_from (store, room, from_start ? NULL : &start, error) ||
       !chunk_from (store, room, from_start ? NULL : &start, error))
     return FALSE;
-  st = catchup_store_prepare (store, "INSERT OR REPLACE INTO index_state (room, max_row) VALUES (?, ?)", error);
+  st = catchup_db_prepare (catchup_store_db (store), "INSERT OR REPLACE INTO index_state (room, max_row) VALUES (?, ?)", error);
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
   sqlite3_bind_int64 (st, 2, max.row);
-  if (sqlite3_step (st) != SQLITE_DONE)
-    return catchup_store_set_error (store, sqlite3_errcode (store->db), error, "index state"), FALSE;
-  return TRUE;
+  return catchup_db_step_done (catchup_store_db (store), st, error);
 }
 
 gboolean
@@ -416,7 +405,7 @@ catchup_index_clear (CatchupStore *store, gint64 room, GError **error)
   if (!catchup_store_begin (store, error))
     return FALSE;
   if (!delete_chunks_from (store, room, NULL, error) ||
-      (st = catchup_store_prepare (store, "DELETE FROM index_state WHERE room = ?", error)) == NULL)
+      (st = catchup_db_prepare (catchup_store_db (store), "DELETE FROM index_state WHERE room = ?", error)) == NULL)
     {
       catchup_store_rollback (store);
       return FALSE;
@@ -442,7 +431,7 @@ GPtrArray *
 catchup_index_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
 {
   g_autoptr (GBytes) rows = NULL;
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT rows FROM chunks WHERE id = ?", error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT rows FROM chunks WHERE id = ?", error);
   gsize bytes;
   const void *data;
   int rc;
@@ -472,12 +461,162 @@ bind_before (sqlite3_stmt *st, int i, const CatchupPos *before)
   sqlite3_bind_int64 (st, i + 1, before ? before->row : G_MAXINT64);
 }
 
+/* The per-row figures of catchup_tf(): rows and tokens of the whole index, then one count per phrase. */
+#define TF_HEAD 2
+/* Phrases counted without a heap buffer; longer expressions are rare (a whole window's terms). */
+#define TF_STACK_PHRASES 256
+G_STATIC_ASSERT (sizeof (sqlite3_int64) == sizeof (gint64));
+
+/*
+ * FTS5 auxiliary function catchup_tf (chunks_fts): a blob of 64-bit integers, TF_HEAD figures and then how
+ * often each phrase of the MATCH expression occurs in the current row, for a caller that scores BM25 itself.
+ * bm25() walks every phrase's doclist again on each query to count its documents, which the caller has
+ * already, and reads each row's length through a statement of its own, which a join reads cheaper.
+ */
+static void
+tf_function (const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int n_args, sqlite3_value **args)
+{
+  int n = api->xPhraseCount (fts), rc;
+  sqlite3_int64 stack[TF_HEAD + TF_STACK_PHRASES];
+  g_autofree sqlite3_int64 *heap = n > TF_STACK_PHRASES ? g_new (sqlite3_int64, TF_HEAD + n) : NULL;
+  sqlite3_int64 *out = heap ? heap : stack;
+  sqlite3_int64 *totals = api->xGetAuxdata (fts, 0);
+
+  (void) n_args;
+  (void) args;
+  /* the index's totals are the same for every row of a query: read once, kept with the query */
+  if (totals == NULL)
+    {
+      sqlite3_int64 rows, tokens;
+
+      if ((rc = api->xRowCount (fts, &rows)) != SQLITE_OK
+          || (rc = api->xColumnTotalSize (fts, -1, &tokens)) != SQLITE_OK)
+        {
+          sqlite3_result_error_code (ctx, rc);
+          return;
+        }
+      totals = g_new (sqlite3_int64, 2);
+      totals[0] = rows;
+      totals[1] = tokens;
+      /* on failure xSetAuxdata frees totals itself */
+      if ((rc = api->xSetAuxdata (fts, totals, g_free)) != SQLITE_OK)
+        {
+          sqlite3_result_error_code (ctx, rc);
+          return;
+        }
+    }
+  out[0] = totals[0];
+  out[1] = totals[1];
+  for (int i = 0; i < n; i++)
+    {
+      Fts5PhraseIter it;
+      int col, off;
+
+      out[TF_HEAD + i] = 0;
+      if ((rc = api->xPhraseFirst (fts, i, &it, &col, &off)) != SQLITE_OK)
+        {
+          sqlite3_result_error_code (ctx, rc);
+          return;
+        }
+      for (; col >= 0; api->xPhraseNext (fts, &it, &col, &off))
+        out[TF_HEAD + i]++;
+    }
+  sqlite3_result_blob (ctx, out, (int) ((TF_HEAD + n) * sizeof *out), SQLITE_TRANSIENT);
+}
+
+/* The connection's data key under which catchup_tf() is known to be registered. */
+#define TF_REGISTERED "catchup-index-tf"
+
+/* Makes catchup_tf() known to the connection's FTS5; once, before the statement using it is first prepared. */
+static gboolean
+register_tf (CatchupDb *db, GError **error)
+{
+  fts5_api *api = NULL;
+  sqlite3_stmt *st;
+  int rc;
+
+  if (catchup_db_get_data (db, TF_REGISTERED) != NULL)
+    return TRUE;
+  if ((st = catchup_db_prepare (db, "SELECT fts5(?1)", error)) == NULL)
+    return FALSE;
+  sqlite3_bind_pointer (st, 1, &api, "fts5_api_ptr", NULL);
+  rc = sqlite3_step (st);
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW)
+    return catchup_db_set_error (db, rc, error, "term counts"), FALSE;
+  rc = api == NULL || api->iVersion < 2 ? SQLITE_ERROR : api->xCreateFunction (api, "catchup_tf", NULL, tf_function,
+                                                                              NULL);
+  if (rc != SQLITE_OK)
+    return catchup_db_set_error (db, rc, error, "term counts"), FALSE;
+  catchup_db_set_data (db, TF_REGISTERED, GINT_TO_POINTER (1), NULL);
+  return TRUE;
+}
+
+/* FTS5 first, then the chunk and its length (FTS5's docsize table) by rowid: CROSS JOIN keeps that order
+ * (without ORDER BY, the planner would rather walk the room's chunks and probe FTS5 for each). */
+#define MATCH_SQL \
+  "SELECT c.id, catchup_tf (chunks_fts), d.sz FROM chunks_fts CROSS JOIN chunks c ON c.id = chunks_fts.rowid " \
+  "CROSS JOIN chunks_fts_docsize d ON d.id = c.id " \
+  "WHERE chunks_fts MATCH ?1 AND c.room = ?2 AND (c.last_ts < ?3 OR (c.last_ts = ?3 AND c.last_row < ?4))"
+
+/* A row's length in tokens as FTS5 keeps it in its docsize table: one SQLite varint per column (one here). */
+static gint64
+docsize_tokens (const guint8 *sz, int bytes)
+{
+  gint64 v = 0;
+
+  for (int i = 0; i < bytes && i < 9; i++)
+    {
+      if (i == 8)
+        return (v << 8) | sz[i];
+      v = (v << 7) | (sz[i] & 0x7f);
+      if (!(sz[i] & 0x80))
+        return v;
+    }
+  return v;
+}
+
+gboolean
+catchup_index_match_foreach (CatchupStore *store, gint64 room, const char *match, guint n_phrases,
+                             const CatchupPos *before, CatchupIndexMatchFunc func, gpointer data, GError **error)
+{
+  CatchupDb *db = catchup_store_db (store);
+  sqlite3_stmt *st;
+  int rc;
+
+  if (!register_tf (db, error) || (st = catchup_db_prepare (db, MATCH_SQL, error)) == NULL)
+    return FALSE;
+  sqlite3_bind_text (st, 1, match, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (st, 2, room);
+  bind_before (st, 3, before);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      const gint64 *tf = sqlite3_column_blob (st, 1);
+      CatchupIndexMatch m;
+
+      /* an expression FTS5 parsed into other phrases than its caller wrote cannot be scored */
+      if ((gsize) sqlite3_column_bytes (st, 1) != (TF_HEAD + n_phrases) * sizeof *tf)
+        {
+          rc = SQLITE_MISMATCH;
+          break;
+        }
+      m = (CatchupIndexMatch) { sqlite3_column_int64 (st, 0), tf[0], tf[1],
+                                docsize_tokens (sqlite3_column_blob (st, 2), sqlite3_column_bytes (st, 2)),
+                                tf + TF_HEAD };
+      func (&m, data);
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_db_set_error (db, rc, error, "sparse retrieval"), FALSE;
+  return TRUE;
+}
+
 GArray *
 catchup_index_search (CatchupStore *store, gint64 room, const char *match, const CatchupPos *before, guint top,
                       GError **error)
 {
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (CatchupHit));
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT c.id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
       "WHERE chunks_fts MATCH ?1 AND c.room = ?2 AND (c.last_ts < ?3 OR (c.last_ts = ?3 AND c.last_row < ?4)) "
       "ORDER BY s LIMIT ?5", error);
@@ -499,7 +638,7 @@ catchup_index_search (CatchupStore *store, gint64 room, const char *match, const
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, "sparse retrieval");
+      catchup_db_set_error (catchup_store_db (store), rc, error, "sparse retrieval");
       return NULL;
     }
   return g_steal_pointer (&hits);
@@ -509,7 +648,7 @@ gboolean
 catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *before, CatchupIndexVecFunc func,
                            gpointer data, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
       "SELECT id, vec FROM chunks WHERE room = ?1 AND (last_ts < ?2 OR (last_ts = ?2 AND last_row < ?3))",
       error);
   int rc;
@@ -523,7 +662,7 @@ catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *b
       func (sqlite3_column_int64 (st, 0), sqlite3_column_blob (st, 1), data);
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
-    return catchup_store_set_error (store, rc, error, "dense retrieval"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "dense retrieval"), FALSE;
   return TRUE;
 }
 
@@ -531,14 +670,14 @@ catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *b
 static gboolean
 ensure_vocab (CatchupStore *store, GError **error)
 {
-  return catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
+  return catchup_db_exec (catchup_store_db (store), "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING "
                                     "fts5vocab (main, chunks_fts, row)", error);
 }
 
 gboolean
 catchup_index_count_chunks (CatchupStore *store, double *n, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT count(*) FROM chunks", error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM chunks", error);
   int rc;
 
   *n = 0;
@@ -549,32 +688,64 @@ catchup_index_count_chunks (CatchupStore *store, double *n, GError **error)
     *n = sqlite3_column_double (st, 0);
   sqlite3_reset (st);
   if (rc != SQLITE_ROW)
-    return catchup_store_set_error (store, rc, error, "chunk count"), FALSE;
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "chunk count"), FALSE;
+  return TRUE;
+}
+
+/* Terms looked up by one execution of the document-frequency statement. */
+#define TERM_DOCS_BATCH 64
+
+/* "SELECT term, doc FROM temp.chunks_vocab WHERE term IN (?1, ..., ?TERM_DOCS_BATCH)" */
+static char *
+term_docs_sql (void)
+{
+  g_autoptr (GString) sql = g_string_new ("SELECT term, doc FROM temp.chunks_vocab WHERE term IN (");
+
+  for (guint i = 1; i <= TERM_DOCS_BATCH; i++)
+    g_string_append_printf (sql, i > 1 ? ", ?%u" : "?%u", i);
+  g_string_append_c (sql, ')');
+  return g_string_free (g_steal_pointer (&sql), FALSE);
+}
+
+/* df of terms[from ..< to] into docs (term -> df); unused parameters stay NULL, which matches no term. */
+static gboolean
+term_docs_batch (CatchupStore *store, sqlite3_stmt *st, const char *const *terms, guint from, guint to,
+                 GHashTable *docs, GError **error)
+{
+  int rc;
+
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
+  for (guint i = from; i < to; i++)
+    sqlite3_bind_text (st, (int) (i - from + 1), terms[i], -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    g_hash_table_insert (docs, g_strdup ((const char *) sqlite3_column_text (st, 0)),
+                         GSIZE_TO_POINTER ((gsize) sqlite3_column_int64 (st, 1)));
+  sqlite3_reset (st);
+  if (rc != SQLITE_DONE)
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "term frequency"), FALSE;
   return TRUE;
 }
 
 gboolean
 catchup_index_term_docs (CatchupStore *store, const char *const *terms, guint n, double *df, GError **error)
 {
+  g_autoptr (GHashTable) docs = NULL;
+  g_autofree char *sql = NULL;
   sqlite3_stmt *st;
 
   if (n == 0)
     return TRUE;
-  if (!ensure_vocab (store, error) ||
-      (st = catchup_store_prepare (store, "SELECT doc FROM temp.chunks_vocab WHERE term = ?", error)) == NULL)
+  /* every statement execution opens an fts5vocab cursor, and opening one prepares and runs a query of its
+   * own: a batch of terms per execution pays that once instead of once a term */
+  sql = term_docs_sql ();
+  if (!ensure_vocab (store, error) || (st = catchup_db_prepare (catchup_store_db (store), sql, error)) == NULL)
     return FALSE;
+  docs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint from = 0; from < n; from += TERM_DOCS_BATCH)
+    if (!term_docs_batch (store, st, terms, from, MIN (n, from + TERM_DOCS_BATCH), docs, error))
+      return FALSE;
   for (guint i = 0; i < n; i++)
-    {
-      int rc;
-
-      df[i] = 0;
-      sqlite3_bind_text (st, 1, terms[i], -1, SQLITE_STATIC);
-      rc = sqlite3_step (st);
-      if (rc == SQLITE_ROW)
-        df[i] = sqlite3_column_double (st, 0);
-      sqlite3_reset (st);
-      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return catchup_store_set_error (store, rc, error, "term frequency"), FALSE;
-    }
+    df[i] = GPOINTER_TO_SIZE (g_hash_table_lookup (docs, terms[i]));
   return TRUE;
 }

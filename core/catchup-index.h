@@ -41,6 +41,20 @@ GPtrArray *catchup_index_chunk_turns (CatchupStore *store, gint64 chunk, GError 
  * is the negated bm25() (higher is better). */
 GArray *catchup_index_search (CatchupStore *store, gint64 room, const char *match, const CatchupPos *before,
                               guint top, GError **error);
+/* A chunk that matches an FTS5 expression: what BM25 needs of it. */
+typedef struct {
+  gint64 chunk;
+  gint64 index_rows;     /* chunks in the index, every room */
+  gint64 index_tokens;   /* indexed terms in the index, every room */
+  gint64 tokens;         /* indexed terms in this chunk */
+  const gint64 *tf;      /* how often each phrase of the expression occurs in it, in the expression's order */
+} CatchupIndexMatch;
+typedef void (*CatchupIndexMatchFunc) (const CatchupIndexMatch *m, gpointer data);
+/* Calls func with every chunk that matches an FTS5 expression of n_phrases phrases, in no particular order
+ * (a match valid only during the call). */
+gboolean catchup_index_match_foreach (CatchupStore *store, gint64 room, const char *match, guint n_phrases,
+                                      const CatchupPos *before, CatchupIndexMatchFunc func, gpointer data,
+                                      GError **error);
 /* Calls func with every chunk's default-embedder vector (CATCHUP_EMBED_DIM int8 values; chunks without one
  * are skipped), in no particular order. */
 typedef void (*CatchupIndexVecFunc) (gint64 chunk, const gint8 *vec, gpointer data);

@@ -198,3 +198,40 @@ catchup_json_raw_member (const char *text, gsize len, const char *name)
     }
   return found;
 }
+
+JsonArray *
+catchup_json_array (JsonObject *obj, const char *name)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  return node && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+JsonObject *
+catchup_json_object (JsonObject *obj, const char *name)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  return node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+const char *
+catchup_json_string (JsonObject *obj, const char *name)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+gboolean
+catchup_json_int (JsonObject *obj, const char *name, gint64 *out)
+{
+  JsonNode *node = obj ? json_object_get_member (obj, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return FALSE;
+  *out = json_node_get_int (node);
+  return TRUE;
+}

@@ -25,4 +25,11 @@ gsize catchup_json_value_length (const char *text, gsize len);
  * not a plain object. */
 char *catchup_json_raw_member (const char *text, gsize len, const char *name);
 
+/* obj's member name when it is an array / an object, else NULL (json-glib 1.6 has no _with_default for these). */
+JsonArray *catchup_json_array (JsonObject *obj, const char *name);
+JsonObject *catchup_json_object (JsonObject *obj, const char *name);
+/* obj's member name when it is a string / an integer; never a critical warning for another type. */
+const char *catchup_json_string (JsonObject *obj, const char *name);
+gboolean catchup_json_int (JsonObject *obj, const char *name, gint64 *out);
+
 G_END_DECLS

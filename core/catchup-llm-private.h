@@ -1,14 +1,8 @@
 #pragma once
 
-#include <curl/curl.h>
-
 #include "catchup-llm.h"
 
 G_BEGIN_DECLS
-
-/* The CATCHUP_ERROR a failed transfer maps to; separate so that failures a test cannot provoke on
- * 127.0.0.1 (DNS) are still checked. detail is curl's error buffer and may be empty. */
-void catchup_llm_set_transfer_error (GError **error, CURLcode code, const char *display_url, const char *detail);
 
 /* The reading half of catchup_llm_chat and catchup_llm_embed on the body of a successful (200, JSON) answer,
  * for tests and fuzzing: the same checks and errors as for a real answer. */

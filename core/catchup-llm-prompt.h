@@ -70,11 +70,4 @@ JsonNode *catchup_llm_reply_json (const char *reply, GError **error);
  * and cut to max_chars; NULL when absent or empty. */
 char *catchup_llm_json_text (JsonObject *obj, const char *name, guint max_chars);
 
-/* obj's member name when it is an array / an object, else NULL (json-glib 1.6 has no _with_default for these). */
-JsonArray *catchup_llm_json_array (JsonObject *obj, const char *name);
-JsonObject *catchup_llm_json_object (JsonObject *obj, const char *name);
-/* obj's member name when it is a string / an integer; never a critical warning for another type. */
-const char *catchup_llm_json_string (JsonObject *obj, const char *name);
-gboolean catchup_llm_json_int (JsonObject *obj, const char *name, gint64 *out);
-
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-llm-select.h"
 #include "catchup-message.h"
@@ -203,7 +204,7 @@ select_items (JsonNode *root)
   obj = json_node_get_object (root);
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      JsonArray *items = catchup_llm_json_array (obj, names[i]);
+      JsonArray *items = catchup_json_array (obj, names[i]);
 
       if (items != NULL)
         return json_array_ref (items);
@@ -241,7 +242,7 @@ item_ids (JsonObject *item)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      JsonArray *ids = catchup_llm_json_array (item, names[i]);
+      JsonArray *ids = catchup_json_array (item, names[i]);
 
       if (ids != NULL)
         return ids;

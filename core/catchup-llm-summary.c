@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-llm-summary.h"
 #include "catchup-message.h"
@@ -188,7 +189,7 @@ line_from_json (JsonNode *item, const Known *k)
   source = id ? g_hash_table_lookup (k->by_id, id) : NULL;
   line = catchup_summary_line_new (line_section (obj, source, speaker, text), id, speaker, source ? source->ts : 0,
                                    text);
-  context = catchup_llm_json_array (obj, "context");
+  context = catchup_json_array (obj, "context");
   for (guint i = 0; context != NULL && i < json_array_get_length (context); i++)
     {
       CatchupSummaryItem *entry = context_item (json_array_get_element (context, i), k);

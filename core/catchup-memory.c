@@ -130,8 +130,6 @@ add_recent (CatchupStore *store, gint64 room, const CatchupPos *pos, CatchupMemo
       CatchupMessage *m = before->pdata[i];
       guint t = catchup_text_count_turn (m->speaker, m->text);
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       if (used + t > tokens)
         break;
       if (catchup_memory_add (mem, m, -1, budget))
@@ -334,20 +332,18 @@ accumulate (CatchupMemory *mem, GPtrArray *lists, guint budget)
  * Two uses, tuned apart on the benchmarks: a gap query fuses BM25 with the embedder (its trigrams find the
  * variants of a referent's words) and ranks single turns; a question is answered better by BM25 alone with
  * the chunk's rank dominating (the answer's context shares the question's words more than the answer does).
+ * sparse holds the chunks of the query's focus terms (catchup_retrieve_focus of idf).
  */
 static GArray *
-turns_for (Ctx *ctx, const char *query, const float *qvec, GArray *dense, guint keep, double chunk_prior,
-           GError **error)
+turns_for (Ctx *ctx, GHashTable *idf, GArray *sparse, const float *qvec, GArray *dense, guint keep,
+           double chunk_prior, GError **error)
 {
-  g_autoptr (GHashTable) idf = catchup_retrieve_idf (ctx->store, query, ctx->df, error);
-  g_autofree char *focus = idf ? catchup_retrieve_focus (idf, FOCUS_TERMS) : NULL;
+  GArray *lists[2] = { sparse, dense };
   /* a pool takes the turns of every fused chunk; the ranking proper only those of the best `keep` */
   guint wide = ctx->pool_lists ? MAX (keep, POOL_CHUNKS) : keep;
-  g_autoptr (GArray) chunks = focus ? chunks_for (ctx, focus, TRUE, dense, CATCHUP_RETRIEVE_TOP, wide, error) : NULL;
+  g_autoptr (GArray) chunks = catchup_retrieve_fuse (lists, dense ? 2 : 1, CATCHUP_RRF_K, wide);
   GArray *pool;
 
-  if (chunks == NULL)
-    return NULL;
   if (ctx->pool_lists != NULL)
     {
       if ((pool = refine_turns (ctx, chunks, idf, qvec, chunk_prior, error)) == NULL)
@@ -358,20 +354,30 @@ turns_for (Ctx *ctx, const char *query, const float *qvec, GArray *dense, guint 
   return refine_turns (ctx, chunks, idf, qvec, chunk_prior, error);
 }
 
-static GArray *
-turns_for_gap (Ctx *ctx, const char *query, const float *qvec, GArray *dense, guint keep, GError **error)
+/* The idf tables of n queries and their sparse lists, from one FTS5 pass over all their focus terms. */
+static gboolean
+sparse_lists (Ctx *ctx, const char *const *queries, guint n, GHashTable **idf, GArray **sparse, GError **error)
 {
-  return turns_for (ctx, query, qvec, dense, keep, 0.0, error);
+  g_autoptr (GPtrArray) focus = g_ptr_array_new_with_free_func (g_free);
+
+  if (!catchup_retrieve_idf_multi (ctx->store, queries, n, ctx->df, idf, error))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (focus, catchup_retrieve_focus (idf[i], FOCUS_TERMS));
+  return catchup_retrieve_sparse_multi (ctx->store, ctx->room, (const char *const *) focus->pdata, n, ctx->df,
+                                        ctx->before, CATCHUP_RETRIEVE_TOP, sparse, error);
 }
 
 static GArray *
 turns_for_question (Ctx *ctx, const char *query, GError **error)
 {
   g_autofree float *qvec = g_new (float, ctx->embedder->dim);
+  g_autoptr (GHashTable) idf = NULL;
+  g_autoptr (GArray) sparse = NULL;
 
-  if (!embed_one (ctx, query, TRUE, qvec, error))
+  if (!embed_one (ctx, query, TRUE, qvec, error) || !sparse_lists (ctx, &query, 1, &idf, &sparse, error))
     return NULL;
-  return turns_for (ctx, query, qvec, NULL, CATCHUP_RETRIEVE_TOP, 10.0, error);
+  return turns_for (ctx, idf, sparse, qvec, NULL, CATCHUP_RETRIEVE_TOP, 10.0, error);
 }
 
 static guint
@@ -387,27 +393,31 @@ gap_lists (Ctx *ctx, GPtrArray *gaps, guint keep, GPtrArray *lists, GError **err
   g_autofree float *qvecs = g_new (float, (gsize) MAX (n, 1) * dim);
   g_autofree const char **queries = g_new0 (const char *, n + 1);
   g_autofree GArray **dense = g_new0 (GArray *, MAX (n, 1));
-  gboolean ok = TRUE;
+  g_autofree GArray **sparse = g_new0 (GArray *, MAX (n, 1));
+  g_autofree GHashTable **idf = g_new0 (GHashTable *, MAX (n, 1));
+  gboolean ok;
 
   for (guint i = 0; i < n; i++)
     queries[i] = ((CatchupGap *) gaps->pdata[i])->query;
   if (n == 0)
     return TRUE;
-  if (!ctx->embedder->embed (ctx->embedder, queries, n, TRUE, qvecs, ctx->cancellable, error) ||
-      !(ctx->model ? catchup_retrieve_dense_model (ctx->store, ctx->room, ctx->embedder->name, dim, qvecs, n,
+  ok = ctx->embedder->embed (ctx->embedder, queries, n, TRUE, qvecs, ctx->cancellable, error) &&
+       (ctx->model ? catchup_retrieve_dense_model (ctx->store, ctx->room, ctx->embedder->name, dim, qvecs, n,
                                                    ctx->before, CATCHUP_RETRIEVE_TOP, dense, error)
                    : catchup_retrieve_dense_multi (ctx->store, ctx->room, qvecs, n, ctx->before,
-                                                   CATCHUP_RETRIEVE_TOP, dense, error)))
-    return FALSE;
+                                                   CATCHUP_RETRIEVE_TOP, dense, error)) &&
+       sparse_lists (ctx, queries, n, idf, sparse, error);
   for (guint i = 0; i < n; i++)
     {
-      GArray *l = ok ? turns_for_gap (ctx, queries[i], qvecs + (gsize) i * dim, dense[i], keep,
-                                      error) : NULL;
+      GArray *l = ok ? turns_for (ctx, idf[i], sparse[i], qvecs + (gsize) i * dim, dense[i], keep, 0.0, error)
+                     : NULL;
 
       ok = ok && l != NULL;
       if (l)
         g_ptr_array_add (lists, l);
-      g_array_unref (dense[i]);
+      g_clear_pointer (&dense[i], g_array_unref);
+      g_clear_pointer (&sparse[i], g_array_unref);
+      g_clear_pointer (&idf[i], g_hash_table_unref);
     }
   return ok;
 }
@@ -539,7 +549,7 @@ build_full (Ctx *ctx, CatchupMemory *mem, GError **error)
       CatchupMessage *m = all->pdata[i];
       CatchupPos p = catchup_pos_of (m);
 
-      if (!(m->flags & CATCHUP_MESSAGE_EVENT) && (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0))
+      if (!ctx->before || catchup_pos_cmp (&p, ctx->before) < 0)
         catchup_memory_add (mem, m, -1, G_MAXUINT);
     }
   return TRUE;

@@ -10,7 +10,7 @@ typedef enum {
   CATCHUP_MESSAGE_OWN     = 1 << 0, /* written by the local user */
   CATCHUP_MESSAGE_DELAYED = 1 << 1, /* history playback */
   CATCHUP_MESSAGE_ACTION  = 1 << 2, /* "/me" */
-  CATCHUP_MESSAGE_EVENT   = 1 << 3, /* join, part, nick change: not a turn of the conversation */
+  /* 1 << 3 marked join, part and rename rows, which no source ever stored as messages */
 } CatchupMessageFlags;
 
 /* One chat turn as the core sees it: plain text, never markup. */

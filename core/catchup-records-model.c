@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-error.h"
+#include "catchup-json.h"
 #include "catchup-llm-prompt.h"
 #include "catchup-records-model.h"
 #include "catchup-text.h"
@@ -14,6 +15,8 @@
 #define MAX_ACTIONS 64
 #define MAX_FIELD_CHARS 400
 #define MAX_HEADS_SHOWN 40
+/* A long paste is cut in the prompt: its gist is what a record keeps, and a segment must fit the context. */
+#define MAX_TURN_TOKENS 300
 
 static const char system_prompt[] =
   "You keep a memory of a group chat: records of what each person states, prefers, commits to or decides, "
@@ -32,7 +35,7 @@ char *
 catchup_records_model_prompt (GPtrArray *segment, const char *const *roster, GPtrArray *heads)
 {
   g_autofree char *nonce = catchup_llm_prompt_nonce ();
-  g_autofree char *block = catchup_llm_prompt_data_block ("MESSAGES", segment, nonce, 0);
+  g_autofree char *block = catchup_llm_prompt_data_block ("MESSAGES", segment, nonce, MAX_TURN_TOKENS);
   GString *out = g_string_new (instructions);
 
   g_string_append (out, "\nPeople:");
@@ -67,7 +70,7 @@ typedef struct {
 static const CatchupMessage *
 evidence_of (const Check *c, JsonObject *action, const char *source)
 {
-  JsonArray *ids = catchup_llm_json_array (action, "evidence");
+  JsonArray *ids = catchup_json_array (action, "evidence");
   const CatchupMessage *first = NULL;
   gboolean by_source = FALSE;
 
@@ -106,7 +109,7 @@ valid_target (const Check *c, JsonObject *action, const char *owner, gint64 *tar
 {
   g_autoptr (CatchupRecord) head = NULL;
 
-  if (!catchup_llm_json_int (action, "target", target) || *target <= 0)
+  if (!catchup_json_int (action, "target", target) || *target <= 0)
     return FALSE;
   head = catchup_records_get (c->store, c->room, *target, NULL);
   return head != NULL && head->superseded_by == 0 && g_strcmp0 (head->owner, owner) == 0;
@@ -116,7 +119,7 @@ valid_target (const Check *c, JsonObject *action, const char *owner, gint64 *tar
 static CatchupRecord *
 record_of (const Check *c, JsonObject *action, gint64 *target)
 {
-  const char *op = catchup_llm_json_string (action, "op");
+  const char *op = catchup_json_string (action, "op");
   g_autofree char *kind_name = catchup_llm_json_text (action, "kind", 32);
   g_autofree char *source = catchup_llm_json_text (action, "source", MAX_FIELD_CHARS);
   g_autofree char *owner_name = catchup_llm_json_text (action, "owner", MAX_FIELD_CHARS);
@@ -152,7 +155,7 @@ actions_of (JsonNode *root)
 {
   if (JSON_NODE_HOLDS_ARRAY (root))
     return json_node_get_array (root);
-  return JSON_NODE_HOLDS_OBJECT (root) ? catchup_llm_json_array (json_node_get_object (root), "actions") : NULL;
+  return JSON_NODE_HOLDS_OBJECT (root) ? catchup_json_array (json_node_get_object (root), "actions") : NULL;
 }
 
 gboolean
@@ -195,7 +198,7 @@ catchup_records_apply_model_reply (CatchupStore *store, gint64 room, GPtrArray *
     {
       JsonNode *n = json_array_get_element (actions, i);
       JsonObject *action = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-      const char *op = action ? catchup_llm_json_string (action, "op") : NULL;
+      const char *op = action ? catchup_json_string (action, "op") : NULL;
       g_autoptr (CatchupRecord) rec = NULL;
       gint64 target = 0;
 
@@ -222,20 +225,189 @@ catchup_records_apply_model_reply (CatchupStore *store, gint64 room, GPtrArray *
   return TRUE;
 }
 
+/* The model's reply for a segment, with the room's roster and its newest heads (the ones new messages most
+ * likely update) in the prompt. */
+static char *
+segment_reply (CatchupStore *store, gint64 room, CatchupLlm *llm, GPtrArray *segment, GCancellable *cancellable,
+               GError **error)
+{
+  g_auto (GStrv) roster = catchup_records_roster (store, room, error);
+  g_autoptr (GPtrArray) heads = roster ? catchup_records_recent_heads (store, room, MAX_HEADS_SHOWN, error) : NULL;
+  g_autofree char *prompt = NULL;
+
+  if (heads == NULL)
+    return NULL;
+  prompt = catchup_records_model_prompt (segment, (const char *const *) roster, heads);
+  return catchup_llm_chat (llm, system_prompt, prompt, cancellable, error);
+}
+
 gboolean
 catchup_records_model_write (CatchupStore *store, gint64 room, CatchupLlm *llm, GPtrArray *segment,
                              guint *n_applied, guint *n_dropped, GCancellable *cancellable, GError **error)
 {
-  g_auto (GStrv) roster = catchup_records_roster (store, room, error);
-  g_autoptr (GPtrArray) heads = roster ? catchup_records_list (store, room, NULL, TRUE, error) : NULL;
-  g_autofree char *prompt = NULL, *reply = NULL;
+  g_autofree char *reply = segment_reply (store, room, llm, segment, cancellable, error);
 
-  if (heads == NULL)
-    return FALSE;
-  /* the newest heads are the ones new messages most likely update */
-  if (heads->len > MAX_HEADS_SHOWN)
-    g_ptr_array_remove_range (heads, 0, heads->len - MAX_HEADS_SHOWN);
-  prompt = catchup_records_model_prompt (segment, (const char *const *) roster, heads);
-  reply = catchup_llm_chat (llm, system_prompt, prompt, cancellable, error);
   return reply != NULL && catchup_records_apply_model_reply (store, room, segment, reply, n_applied, n_dropped, error);
+}
+
+/* ---------- the background writer ---------- */
+
+void
+catchup_records_model_limits_init (CatchupRecordsModelLimits *limits)
+{
+  limits->max_calls = 8;
+  limits->max_ms = 120000;
+  limits->segment = 40;
+  limits->backlog = 200;
+}
+
+static gboolean
+set_mark (CatchupStore *store, gint64 room, gint64 mark, GError **error)
+{
+  g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, mark);
+
+  return catchup_store_set_setting (store, room, CATCHUP_RECORDS_MODEL_MARK, value, error);
+}
+
+gboolean
+catchup_records_model_store (CatchupStore *store, CatchupRecordsModelWrite *write, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  write->applied = write->dropped = 0;
+  if (!catchup_store_begin (store, error))
+    return FALSE;
+  if (!catchup_records_apply_model_reply (store, write->room, write->segment, write->reply, &write->applied,
+                                          &write->dropped, &local) &&
+      !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
+    {
+      catchup_store_rollback (store);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  /* an unusable reply: the segment's actions are lost, the segment is not asked for again */
+  if (local != NULL)
+    write->dropped = MAX (write->dropped, 1);
+  if (!set_mark (store, write->room, write->mark, error))
+    {
+      catchup_store_rollback (store);
+      return FALSE;
+    }
+  return catchup_store_commit (store, error);
+}
+
+/* Where the model writer goes on in a room: its mark, or for a room it has not seen, before its latest
+ * backlog messages. */
+static gboolean
+read_mark (CatchupStore *store, gint64 room, guint backlog, gint64 *mark, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *value = catchup_store_get_setting (store, room, CATCHUP_RECORDS_MODEL_MARK, &local);
+
+  *mark = 0;
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (value != NULL)
+    {
+      *mark = g_ascii_strtoll (value, NULL, 10);
+      return TRUE;
+    }
+  return catchup_records_row_before_latest (store, room, backlog, mark, error);
+}
+
+typedef struct {
+  CatchupStore *store;
+  CatchupLlm *llm;
+  const CatchupRecordsModelLimits *limits;
+  CatchupRecordsModelSink sink;
+  gpointer sink_data;
+  CatchupRecordsModelStats *stats;
+  gint64 started;      /* monotonic, µs */
+} Pass;
+
+static gboolean
+pass_may_call (const Pass *p)
+{
+  if (p->limits->max_calls && p->stats->calls >= p->limits->max_calls)
+    return FALSE;
+  return p->limits->max_ms == 0 || g_get_monotonic_time () - p->started < (gint64) p->limits->max_ms * 1000;
+}
+
+static gboolean
+pass_write (Pass *p, CatchupRecordsModelWrite *write, GCancellable *cancellable, GError **error)
+{
+  gboolean ok = p->sink ? p->sink (write, p->sink_data, cancellable, error)
+                        : catchup_records_model_store (p->store, write, error);
+
+  if (ok)
+    {
+      p->stats->segments++;
+      p->stats->applied += write->applied;
+      p->stats->dropped += write->dropped;
+    }
+  return ok;
+}
+
+/* One room's messages after its mark, a segment a call, until they or the pass's bounds run out. */
+static gboolean
+fill_room (Pass *p, gint64 room, GCancellable *cancellable, GError **error)
+{
+  gint64 mark;
+
+  if (!read_mark (p->store, room, p->limits->backlog, &mark, error))
+    return FALSE;
+  for (;;)
+    {
+      g_autoptr (GPtrArray) batch = catchup_records_messages_after (p->store, room, mark, p->limits->segment, error);
+      g_autofree char *reply = NULL;
+      g_autoptr (GError) local = NULL;
+      CatchupRecordsModelWrite write = { room, NULL, NULL, 0, 0, 0 };
+
+      if (batch == NULL)
+        return FALSE;
+      if (batch->len == 0)
+        return TRUE;
+      if (!pass_may_call (p))
+        {
+          p->stats->more = TRUE;
+          return TRUE;
+        }
+      write.segment = batch;
+      write.mark = ((CatchupMessage *) batch->pdata[batch->len - 1])->row;
+      p->stats->calls++;
+      reply = segment_reply (p->store, room, p->llm, batch, cancellable, &local);
+      /* an answer the client could not use (cut twice at the reply limit): as a reply without actions */
+      if (reply == NULL && !g_error_matches (local, CATCHUP_ERROR, CATCHUP_ERROR_MODEL))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      write.reply = reply ? reply : "";
+      if (!pass_write (p, &write, cancellable, error))
+        return FALSE;
+      mark = write.mark;
+    }
+}
+
+gboolean
+catchup_records_model_fill (CatchupStore *store, GArray *rooms, CatchupLlm *llm,
+                            const CatchupRecordsModelLimits *limits, CatchupRecordsModelSink sink, gpointer sink_data,
+                            CatchupRecordsModelStats *stats, GCancellable *cancellable, GError **error)
+{
+  CatchupRecordsModelStats own = { 0 };
+  Pass p = { store, llm, limits, sink, sink_data, stats ? stats : &own, g_get_monotonic_time () };
+
+  memset (p.stats, 0, sizeof *p.stats);
+  for (guint i = 0; i < rooms->len; i++)
+    {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+          !fill_room (&p, g_array_index (rooms, gint64, i), cancellable, error))
+        return FALSE;
+      if (p.stats->more)
+        break;
+    }
+  return TRUE;
 }

@@ -71,13 +71,27 @@ catchup_record_free (CatchupRecord *rec)
 
 /* ---------- word-boundary matching ---------- */
 
+static gboolean
+is_ascii (const char *text)
+{
+  for (const guchar *p = (const guchar *) text; *p; p++)
+    if (*p >= 0x80)
+      return FALSE;
+  return TRUE;
+}
+
 char *
 catchup_records_fold (const char *text)
 {
-  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
-  char *folded = g_utf8_casefold (valid, -1);
-  GString *out = g_string_sized_new (strlen (folded));
+  g_autofree char *valid = NULL, *folded = NULL;
+  GString *out;
 
+  /* most chat lines: casefolding plain ASCII is lowering it, and it holds no typographic apostrophe */
+  if (text == NULL || is_ascii (text))
+    return g_ascii_strdown (text ? text : "", -1);
+  valid = g_utf8_make_valid (text, -1);
+  folded = g_utf8_casefold (valid, -1);
+  out = g_string_sized_new (strlen (folded));
   for (const char *p = folded; *p; p++)
     {
       /* U+2018 and U+2019, the typographic apostrophes phones type */
@@ -89,13 +103,14 @@ catchup_records_fold (const char *text)
         }
       g_string_append_c (out, *p);
     }
-  g_free (folded);
   return g_string_free (out, FALSE);
 }
 
 static gboolean
 is_word_char (gunichar c)
 {
+  if (c < 0x80)
+    return g_ascii_isalnum (c);
   return g_unichar_isalnum (c) || g_unichar_ismark (c);
 }
 
@@ -196,19 +211,161 @@ static const Rule rules[] = {
   { CATCHUP_RECORD_STATUS, CATCHUP_RECORD_PERSON, status_cues },
 };
 
-/* The terms of the cues a line matched: they say what kind its records are, not what they are about, so a
- * subject never holds them (two stances "I think ..." must not chain on "think"). */
-static void
-add_cue_terms (const char *folded, const char *const *cues, GHashTable *skip)
-{
-  for (guint i = 0; cues[i]; i++)
-    if (catchup_records_has_phrase (folded, cues[i]))
-      {
-        g_autoptr (GPtrArray) words = catchup_text_terms (cues[i], TRUE);
+/*
+ * The cues of every rule in one table, looked up by the word they start with: a line is walked once, word by
+ * word, and only the cues starting with one of its words are compared, instead of searching it for each of the
+ * ~200 cues. A cue that starts with no letter or digit ("+1") is searched for on every line. The matches are
+ * those of catchup_records_has_phrase.
+ */
+#define REQUEST_RULE G_N_ELEMENTS (rules)
+#define MAX_CUE_WORD 32
 
-        for (guint w = 0; w < words->len; w++)
-          g_hash_table_add (skip, g_strdup (words->pdata[w]));
-      }
+typedef struct {
+  const char *phrase;
+  gsize len;
+  guint rule;          /* index into rules, or REQUEST_RULE */
+  gboolean word_end;   /* ends with a letter or digit: the text's next character must not be one */
+  GPtrArray *terms;    /* its retrieval terms: they say what kind a record is, never what it is about */
+} Cue;
+
+typedef struct {
+  GArray *cues;            /* Cue */
+  GHashTable *by_word;     /* first word -> GArray of guint (indices into cues) */
+  GArray *anywhere;        /* guint: the cues starting with no word */
+} CueIndex;
+
+/* The end of the word starting at p (letters, digits and marks). */
+static const char *
+word_end_at (const char *p)
+{
+  while (*p)
+    {
+      if ((guchar) *p < 0x80)
+        {
+          if (!g_ascii_isalnum (*p))
+            break;
+          p++;
+        }
+      else if (is_word_char (g_utf8_get_char (p)))
+        p = g_utf8_next_char (p);
+      else
+        break;
+    }
+  return p;
+}
+
+static void
+cue_index_add (CueIndex *x, const char *phrase, guint rule)
+{
+  const char *end = word_end_at (phrase);
+  Cue cue = { phrase, strlen (phrase), rule, FALSE, catchup_text_terms (phrase, TRUE) };
+  guint at = x->cues->len;
+
+  cue.word_end = is_word_char (g_utf8_get_char (g_utf8_find_prev_char (phrase, phrase + cue.len)));
+  g_array_append_val (x->cues, cue);
+  if (end == phrase || end - phrase > MAX_CUE_WORD)
+    g_array_append_val (x->anywhere, at);
+  else
+    {
+      g_autofree char *word = g_strndup (phrase, end - phrase);
+      GArray *list = g_hash_table_lookup (x->by_word, word);
+
+      if (list == NULL)
+        g_hash_table_insert (x->by_word, g_steal_pointer (&word), list = g_array_new (FALSE, FALSE, sizeof (guint)));
+      g_array_append_val (list, at);
+    }
+}
+
+static const CueIndex *
+cue_index (void)
+{
+  static CueIndex x;
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      x.cues = g_array_new (FALSE, FALSE, sizeof (Cue));
+      x.by_word = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
+      x.anywhere = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
+        for (guint i = 0; rules[r].cues[i]; i++)
+          cue_index_add (&x, rules[r].cues[i], r);
+      for (guint i = 0; request_cues[i]; i++)
+        cue_index_add (&x, request_cues[i], REQUEST_RULE);
+      g_once_init_leave (&once, 1);
+    }
+  return &x;
+}
+
+/* What a line's cues say: the rules they belong to (bits, REQUEST_RULE included) and the cues themselves. */
+typedef struct {
+  guint rules;
+  GPtrArray *cues;         /* const Cue *, each once; NULL until one matches */
+} CueMatch;
+
+static void
+match_cue (CueMatch *m, const Cue *cue)
+{
+  if (m->cues == NULL)
+    m->cues = g_ptr_array_new ();
+  else if (g_ptr_array_find (m->cues, cue, NULL))
+    return;
+  m->rules |= 1u << cue->rule;
+  g_ptr_array_add (m->cues, (gpointer) cue);
+}
+
+/* Whether cue occurs at p, a word start of the text, ending on a word boundary. */
+static gboolean
+cue_at (const Cue *cue, const char *p)
+{
+  return strncmp (p, cue->phrase, cue->len) == 0 && (!cue->word_end || !is_word_char (g_utf8_get_char (p + cue->len)));
+}
+
+static void
+match_cues (const char *folded, CueMatch *m)
+{
+  const CueIndex *x = cue_index ();
+  char word[MAX_CUE_WORD + 1];
+
+  memset (m, 0, sizeof *m);
+  for (guint i = 0; i < x->anywhere->len; i++)
+    {
+      const Cue *cue = &g_array_index (x->cues, Cue, g_array_index (x->anywhere, guint, i));
+
+      if (catchup_records_has_phrase (folded, cue->phrase))
+        match_cue (m, cue);
+    }
+  for (const char *p = folded; *p;)
+    {
+      const char *end = word_end_at (p);
+      GArray *list;
+
+      if (end == p)
+        {
+          p = g_utf8_next_char (p);
+          continue;
+        }
+      if (end - p <= MAX_CUE_WORD)
+        {
+          memcpy (word, p, end - p);
+          word[end - p] = '\0';
+          list = g_hash_table_lookup (x->by_word, word);
+          for (guint i = 0; list && i < list->len; i++)
+            {
+              const Cue *cue = &g_array_index (x->cues, Cue, g_array_index (list, guint, i));
+
+              if (cue_at (cue, p))
+                match_cue (m, cue);
+            }
+        }
+      p = end;
+    }
+}
+
+static void
+cue_match_clear (CueMatch *m)
+{
+  g_clear_pointer (&m->cues, g_ptr_array_unref);
 }
 
 /*
@@ -217,8 +374,8 @@ add_cue_terms (const char *folded, const char *const *cues, GHashTable *skip)
  * "dr.who") are searched for on every line; there are few.
  */
 typedef struct {
-  const char *const *names;
-  char **folded;
+  GPtrArray *names;      /* char *, owned */
+  GPtrArray *folded;     /* char *, owned: names casefolded */
   GHashTable *by_word;   /* folded one-word nick -> index + 1 */
   GArray *odd;           /* guint: indices of the other nicks */
   GHashTable *terms;     /* retrieval terms of every nick: never part of a subject */
@@ -239,39 +396,44 @@ nick_word_end (const char *p)
   return p;
 }
 
+/* A nick more; the roster grows as a room's speakers come (a new one is added, nothing is built again). */
+static void
+roster_add (Roster *r, const char *name)
+{
+  g_autoptr (GPtrArray) nt = catchup_text_terms (name, FALSE);
+  char *f = catchup_records_fold (name);
+  guint i = r->names->len;
+
+  g_ptr_array_add (r->names, g_strdup (name));
+  g_ptr_array_add (r->folded, f);
+  if (*f == '\0')
+    return;
+  if (*nick_word_end (f) == '\0')
+    g_hash_table_insert (r->by_word, f, GUINT_TO_POINTER (i + 1));
+  else
+    g_array_append_val (r->odd, i);
+  for (guint j = 0; j < nt->len; j++)
+    g_hash_table_add (r->terms, g_strdup (nt->pdata[j]));
+}
+
 static void
 roster_init (Roster *r, const char *const *names)
 {
-  static const char *const none[] = { NULL };
-  guint n;
-
-  r->names = names ? names : none;
-  n = g_strv_length ((char **) r->names);
-  r->folded = g_new0 (char *, n + 1);
+  r->names = g_ptr_array_new_with_free_func (g_free);
+  r->folded = g_ptr_array_new_with_free_func (g_free);
   r->by_word = g_hash_table_new (g_str_hash, g_str_equal);
   r->odd = g_array_new (FALSE, FALSE, sizeof (guint));
   r->terms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr (GPtrArray) nt = catchup_text_terms (r->names[i], FALSE);
-      char *f = r->folded[i] = catchup_records_fold (r->names[i]);
-
-      if (*f == '\0')
-        continue;
-      if (*nick_word_end (f) == '\0')
-        g_hash_table_insert (r->by_word, f, GUINT_TO_POINTER (i + 1));
-      else
-        g_array_append_val (r->odd, i);
-      for (guint j = 0; j < nt->len; j++)
-        g_hash_table_add (r->terms, g_strdup (nt->pdata[j]));
-    }
+  for (guint i = 0; names && names[i]; i++)
+    roster_add (r, names[i]);
 }
 
 static void
 roster_clear (Roster *r)
 {
-  g_strfreev (r->folded);
   g_hash_table_unref (r->by_word);
+  g_ptr_array_unref (r->folded);
+  g_ptr_array_unref (r->names);
   g_array_unref (r->odd);
   g_hash_table_unref (r->terms);
 }
@@ -288,8 +450,9 @@ roster_find (const Roster *r, const char *word, gsize len)
   for (guint k = 0; k < r->odd->len; k++)
     {
       guint i = g_array_index (r->odd, guint, k);
+      const char *f = r->folded->pdata[i];
 
-      if (strncmp (word, r->folded[i], strlen (r->folded[i])) == 0 && strlen (r->folded[i]) >= len)
+      if (strncmp (word, f, strlen (f)) == 0 && strlen (f) >= len)
         return (int) i;
     }
   return -1;
@@ -307,7 +470,7 @@ typedef struct {
 static gboolean
 is_other (const Line *l, int i)
 {
-  return i >= 0 && g_strcmp0 (l->roster->names[i], l->speaker) != 0;
+  return i >= 0 && g_strcmp0 ((const char *) l->roster->names->pdata[i], l->speaker) != 0;
 }
 
 /* "bob: ", "bob, ", "@bob " at the start address bob; "bob owns", "bob's" make bob what the line is about. */
@@ -327,18 +490,18 @@ line_start (Line *l)
     {
       guint j = g_array_index (l->roster->odd, guint, k);
 
-      if (g_str_has_prefix (at, l->roster->folded[j]))
+      if (g_str_has_prefix (at, (const char *) l->roster->folded->pdata[j]))
         {
           i = (int) j;
-          end = at + strlen (l->roster->folded[j]);
+          end = at + strlen ((const char *) l->roster->folded->pdata[j]);
         }
     }
   if (!is_other (l, i))
     return;
   if (*end == ':' || *end == ',' || at != text)
-    l->addressed = l->roster->names[i];
+    l->addressed = (const char *) l->roster->names->pdata[i];
   else if (*end == ' ' || *end == '\'')
-    l->named = l->roster->names[i];
+    l->named = (const char *) l->roster->names->pdata[i];
 }
 
 /* The first other person the line names anywhere, as a whole word. */
@@ -355,36 +518,41 @@ line_mention (Line *l)
           continue;
         }
       if (is_other (l, roster_find (l->roster, p, end - p)))
-        l->mentioned = l->roster->names[roster_find (l->roster, p, end - p)];
+        l->mentioned = (const char *) l->roster->names->pdata[roster_find (l->roster, p, end - p)];
       p = end;
     }
   for (guint k = 0; l->mentioned == NULL && k < l->roster->odd->len; k++)
     {
       guint j = g_array_index (l->roster->odd, guint, k);
 
-      if (is_other (l, (int) j) && catchup_records_has_phrase (l->folded, l->roster->folded[j]))
-        l->mentioned = l->roster->names[j];
+      if (is_other (l, (int) j) && catchup_records_has_phrase (l->folded, (const char *) l->roster->folded->pdata[j]))
+        l->mentioned = (const char *) l->roster->names->pdata[j];
     }
 }
 
 static char *
-subject_of (const char *text, const char *folded, const Roster *roster)
+subject_of (const char *text, const CueMatch *match, const Roster *roster)
 {
   g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
-  g_autoptr (GHashTable) skip = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) skip = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GPtrArray) kept = g_ptr_array_new ();
 
-  for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
-    add_cue_terms (folded, rules[r].cues, skip);
-  add_cue_terms (folded, request_cues, skip);
+  /* the terms of the cues the line matched: two stances "I think ..." must not chain on "think" */
+  for (guint c = 0; match->cues && c < match->cues->len; c++)
+    {
+      const Cue *cue = match->cues->pdata[c];
+
+      for (guint w = 0; w < cue->terms->len; w++)
+        g_hash_table_add (skip, cue->terms->pdata[w]);
+    }
   for (guint i = 0; i < terms->len && kept->len < SUBJECT_TERMS; i++)
     {
-      const char *t = terms->pdata[i];
+      char *t = terms->pdata[i];
 
       if (g_hash_table_contains (skip, t) || g_hash_table_contains (roster->terms, t) || strlen (t) < 3)
         continue;
-      g_hash_table_add (skip, g_strdup (t));
-      g_ptr_array_add (kept, (gpointer) t);
+      g_hash_table_add (skip, t);
+      g_ptr_array_add (kept, t);
     }
   g_ptr_array_add (kept, NULL);
   return g_strjoinv (" ", (char **) kept->pdata);
@@ -427,39 +595,40 @@ extract_line (const CatchupMessage *msg, const Roster *roster)
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_record_free);
   g_autofree char *subject = NULL;
   Line l = { msg->speaker ? msg->speaker : "", NULL, roster, NULL, NULL, NULL };
-  gboolean request;
+  CueMatch match;
 
-  if (msg->text == NULL || *msg->text == '\0' || (msg->flags & CATCHUP_MESSAGE_EVENT))
+  if (msg->text == NULL || *msg->text == '\0')
     return out;
   l.folded = catchup_records_fold (msg->text);
-  line_start (&l);
-  line_mention (&l);
+  match_cues (l.folded, &match);
+  /* most lines match no cue: who they address or name is looked for only in the others */
+  if (match.rules != 0)
+    {
+      line_start (&l);
+      line_mention (&l);
+      subject = subject_of (msg->text, &match, roster);
+    }
   for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
-    if (catchup_records_has_any_phrase (l.folded, rules[r].cues))
+    if (match.rules & (1u << r))
       {
         const Rule *rule = &rules[r];
         CatchupRecordScope scope = rule->scope;
         const char *owner = owner_for (&l, rule);
 
-        if (subject == NULL)
-          subject = subject_of (msg->text, l.folded, roster);
         if (scope == CATCHUP_RECORD_GROUP && *owner != '\0')
           scope = CATCHUP_RECORD_PERSON;
         g_ptr_array_add (out, record_new (msg, rule->kind, scope, owner, subject));
       }
   /* a request belongs to the one asked: the nick the line starts with, else the first one it names */
-  request = (l.addressed || l.mentioned) && catchup_records_has_any_phrase (l.folded, request_cues);
-  if (request)
+  if ((match.rules & (1u << REQUEST_RULE)) && (l.addressed || l.mentioned))
     {
-      CatchupRecord *rec;
+      CatchupRecord *rec = record_new (msg, CATCHUP_RECORD_COMMITMENT, CATCHUP_RECORD_PERSON,
+                                       l.addressed ? l.addressed : l.mentioned, subject);
 
-      if (subject == NULL)
-        subject = subject_of (msg->text, l.folded, roster);
-      rec = record_new (msg, CATCHUP_RECORD_COMMITMENT, CATCHUP_RECORD_PERSON,
-                        l.addressed ? l.addressed : l.mentioned, subject);
       rec->flags |= CATCHUP_RECORD_FLAG_REQUEST;
       g_ptr_array_add (out, rec);
     }
+  cue_match_clear (&match);
   g_free (l.folded);
   return out;
 }
@@ -519,7 +688,7 @@ collect_rows (CatchupStore *store, sqlite3_stmt *st, gpointer (*from_stmt) (sqli
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_steal_pointer (&out);
@@ -531,20 +700,27 @@ collect_records (CatchupStore *store, sqlite3_stmt *st, GError **error)
   return collect_rows (store, st, record_from_stmt, (GDestroyNotify) catchup_record_free, error);
 }
 
+/* The length of the term at t of a space-separated list. */
+static gsize
+term_len (const char *t)
+{
+  const char *end = strchr (t, ' ');
+
+  return end ? (gsize) (end - t) : strlen (t);
+}
+
+/* Whether the space-separated term lists a and b share a term (subjects hold a few terms each). */
 static gboolean
 shares_term (const char *a, const char *b)
 {
-  g_auto (GStrv) ta = g_strsplit (a ? a : "", " ", -1);
-  g_autofree char *padded = g_strdup_printf (" %s ", b ? b : "");
+  for (const char *t = a ? a : ""; *t; t += term_len (t) + (t[term_len (t)] == ' '))
+    {
+      gsize n = term_len (t);
 
-  for (guint i = 0; ta[i]; i++)
-    if (*ta[i] != '\0')
-      {
-        g_autofree char *needle = g_strdup_printf (" %s ", ta[i]);
-
-        if (strstr (padded, needle))
+      for (const char *u = b ? b : ""; n && *u; u += term_len (u) + (u[term_len (u)] == ' '))
+        if (term_len (u) == n && memcmp (t, u, n) == 0)
           return TRUE;
-      }
+    }
   return FALSE;
 }
 
@@ -552,7 +728,7 @@ shares_term (const char *a, const char *b)
 static gboolean
 find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 *target, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "SELECT id, subject FROM records WHERE room = ?1 AND owner = ?2"
                                             " AND family = ?3 AND scope = ?4 AND superseded_by IS NULL"
                                             " ORDER BY ts DESC, id DESC LIMIT ?5",
@@ -563,7 +739,7 @@ find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_text (st, 2, rec->owner, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 2, rec->owner, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (st, 3, catchup_record_family (rec->kind));
   sqlite3_bind_int64 (st, 4, rec->scope);
   sqlite3_bind_int64 (st, 5, LINK_CANDIDATES);
@@ -576,7 +752,7 @@ find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return FALSE;
     }
   return TRUE;
@@ -585,7 +761,7 @@ find_target (CatchupStore *store, gint64 room, const CatchupRecord *rec, gint64 
 static gboolean
 insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "INSERT INTO records (room, row, ts, kind, family, scope, flags,"
                                             " source, owner, subject, text, supersedes)"
                                             " VALUES (?1, ?2, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
@@ -600,22 +776,22 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
   sqlite3_bind_int64 (st, 6, catchup_record_family (rec->kind));
   sqlite3_bind_int64 (st, 7, rec->scope);
   sqlite3_bind_int64 (st, 8, rec->flags);
-  sqlite3_bind_text (st, 9, rec->source, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (st, 10, rec->owner, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (st, 11, rec->subject ? rec->subject : "", -1, SQLITE_TRANSIENT);
+  /* the record outlives the statement's step */
+  sqlite3_bind_text (st, 9, rec->source, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 10, rec->owner, -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, 11, rec->subject ? rec->subject : "", -1, SQLITE_STATIC);
   /* the rule-based writer's text is the message's own: it is read through the message, not stored twice */
   sqlite3_bind_text (st, 12, (rec->flags & CATCHUP_RECORD_FLAG_OWN_TEXT) && rec->text ? rec->text : "", -1,
                      SQLITE_TRANSIENT);
   if (rec->supersedes)
     sqlite3_bind_int64 (st, 13, rec->supersedes);
-  if (sqlite3_step (st) != SQLITE_DONE)
+  if (!catchup_db_step_done (catchup_store_db (store), st, error))
     {
-      catchup_store_set_error (store, sqlite3_errcode (store->db), error, _("Could not write to the history database"));
       sqlite3_reset (st);
       return FALSE;
     }
   sqlite3_reset (st);
-  rec->id = sqlite3_last_insert_rowid (store->db);
+  rec->id = catchup_db_last_insert_rowid (catchup_store_db (store));
   return TRUE;
 }
 
@@ -623,7 +799,7 @@ insert_record (CatchupStore *store, gint64 room, CatchupRecord *rec, GError **er
 static gboolean
 run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   int rc;
 
   if (st == NULL)
@@ -634,7 +810,7 @@ run_ints (CatchupStore *store, const char *sql, gint64 a, gint64 b, GError **err
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
       return FALSE;
     }
   return TRUE;
@@ -656,7 +832,7 @@ catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *rec, gint6
 static char **
 roster_query (CatchupStore *store, gint64 room, const char *sql, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, sql, error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
   g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
   int rc;
 
@@ -668,7 +844,7 @@ roster_query (CatchupStore *store, gint64 room, const char *sql, GError **error)
   sqlite3_reset (st);
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_strv_builder_end (b);
@@ -683,111 +859,148 @@ catchup_records_roster (CatchupStore *store, gint64 room, GError **error)
 
   if (roster == NULL || roster[0] != NULL)
     return roster;
-  /* messages stored without records built yet (a caller that adds rows itself): count them; 8 is
-   * CATCHUP_MESSAGE_EVENT, a presence line rather than a turn */
-  G_STATIC_ASSERT (CATCHUP_MESSAGE_EVENT == 8);
+  /* messages stored without records built yet (a caller that adds rows itself): count them */
   g_strfreev (roster);
   return roster_query (store, room,
-                       "SELECT speaker FROM messages WHERE room = ?1 AND flags & 8 = 0 AND speaker != ''"
+                       "SELECT speaker FROM messages WHERE room = ?1 AND speaker != ''"
                        " GROUP BY speaker ORDER BY count(*) DESC, speaker",
                        error);
 }
 
-/* The roster's turn counts, for the messages about to be read; *new_speaker tells whether one is new. */
+/* Runs a statement on a speaker's row (?1 room, ?2 speaker, ?3 turns); *changed: whether it touched a row. */
 static gboolean
-count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, gboolean *new_speaker, GError **error)
+speaker_row (CatchupStore *store, const char *sql, gint64 room, const char *speaker, guint n, gboolean *changed,
+             GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
-                                            "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, 1)"
-                                            " ON CONFLICT (room, speaker) DO UPDATE SET turns = turns + 1"
-                                            " RETURNING turns",
-                                            error);
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
+  int rc;
 
-  *new_speaker = FALSE;
   if (st == NULL)
     return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_text (st, 2, speaker, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (st, 3, n);
+  rc = sqlite3_step (st);
+  *changed = rc == SQLITE_DONE && catchup_db_changes (catchup_store_db (store)) > 0;
+  sqlite3_reset (st);
+  if (rc == SQLITE_DONE)
+    return TRUE;
+  catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not write to the history database"));
+  return FALSE;
+}
+
+/* The roster's turn counts, for the messages about to be read; new_speakers gets the speakers the room has
+ * not had before (borrowed from msgs). One statement per speaker of the batch, not per message: an import's
+ * batch has thousands of messages. */
+static gboolean
+count_speakers (CatchupStore *store, gint64 room, GPtrArray *msgs, GPtrArray *new_speakers, GError **error)
+{
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer speaker, n;
+
   for (guint i = 0; i < msgs->len; i++)
     {
       const CatchupMessage *m = msgs->pdata[i];
-      int rc;
 
-      if ((m->flags & CATCHUP_MESSAGE_EVENT) || m->speaker == NULL || *m->speaker == '\0')
+      if (m->speaker == NULL || *m->speaker == '\0')
         continue;
-      sqlite3_bind_int64 (st, 1, room);
-      sqlite3_bind_text (st, 2, m->speaker, -1, SQLITE_TRANSIENT);
-      rc = sqlite3_step (st);
-      if (rc == SQLITE_ROW)
-        {
-          *new_speaker |= sqlite3_column_int64 (st, 0) == 1;
-          rc = sqlite3_step (st);
-        }
-      sqlite3_reset (st);
-      if (rc != SQLITE_DONE)
-        {
-          catchup_store_set_error (store, rc, error, _("Could not write to the history database"));
-          return FALSE;
-        }
+      n = g_hash_table_lookup (counts, m->speaker);
+      g_hash_table_insert (counts, m->speaker, GUINT_TO_POINTER (GPOINTER_TO_UINT (n) + 1));
+    }
+  g_hash_table_iter_init (&iter, counts);
+  while (g_hash_table_iter_next (&iter, &speaker, &n))
+    {
+      gboolean known, added;
+
+      if (!speaker_row (store, "UPDATE room_speakers SET turns = turns + ?3 WHERE room = ?1 AND speaker = ?2", room,
+                        speaker, GPOINTER_TO_UINT (n), &known, error))
+        return FALSE;
+      if (known)
+        continue;
+      if (!speaker_row (store, "INSERT INTO room_speakers (room, speaker, turns) VALUES (?1, ?2, ?3)", room, speaker,
+                        GPOINTER_TO_UINT (n), &added, error))
+        return FALSE;
+      g_ptr_array_add (new_speakers, speaker);
     }
   return TRUE;
 }
 
 /* A prepared roster kept with the store between runs: a live room's writer runs once per message or so, and
- * preparing thousands of nicks each time would cost more than the records. Rebuilt when a speaker is new. */
-typedef struct {
-  char **names;
-  Roster roster;
-} CachedRoster;
-
+ * preparing thousands of nicks each time would cost more than the records. A new speaker is added to it. */
 static void
-cached_roster_free (CachedRoster *c)
+cached_roster_free (Roster *r)
 {
-  roster_clear (&c->roster);
-  g_strfreev (c->names);
-  g_free (c);
+  roster_clear (r);
+  g_free (r);
 }
 
-static const Roster *
-prepared_roster (CatchupStore *store, gint64 room, gboolean changed, GError **error)
-{
-  CachedRoster *c;
+/* The prepared rosters of the rooms this connection has written records for: room -> Roster. */
+#define ROSTERS_KEY "catchup-records-rosters"
 
-  if (store->rosters == NULL)
-    store->rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
-  c = g_hash_table_lookup (store->rosters, &room);
-  if (c != NULL && !changed)
-    return &c->roster;
-  c = g_new0 (CachedRoster, 1);
-  c->names = catchup_records_roster (store, room, error);
-  if (c->names == NULL)
+static const Roster *
+prepared_roster (CatchupStore *store, gint64 room, GPtrArray *new_speakers, GError **error)
+{
+  GHashTable *rosters = catchup_db_get_data (catchup_store_db (store), ROSTERS_KEY);
+  g_auto (GStrv) names = NULL;
+  Roster *r;
+
+  if (rosters == NULL)
     {
-      g_free (c);
-      return NULL;
+      rosters = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) cached_roster_free);
+      catchup_db_set_data (catchup_store_db (store), ROSTERS_KEY, rosters, (GDestroyNotify) g_hash_table_unref);
     }
-  roster_init (&c->roster, (const char *const *) c->names);
-  g_hash_table_insert (store->rosters, g_memdup2 (&room, sizeof room), c);
-  return &c->roster;
+  r = g_hash_table_lookup (rosters, &room);
+  if (r != NULL)
+    {
+      for (guint i = 0; i < new_speakers->len; i++)
+        roster_add (r, new_speakers->pdata[i]);
+      return r;
+    }
+  /* the first run on this connection: the speakers counted so far, the new ones among them */
+  if ((names = catchup_records_roster (store, room, error)) == NULL)
+    return NULL;
+  r = g_new0 (Roster, 1);
+  roster_init (r, (const char *const *) names);
+  g_hash_table_insert (rosters, g_memdup2 (&room, sizeof room), r);
+  return r;
+}
+
+/* The first column of the first row of a query binding two integers; *out stays 0 when there is no row. */
+static gboolean
+query_int (CatchupStore *store, const char *sql, gint64 a, gint64 b, gint64 *out, GError **error)
+{
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
+  int rc;
+
+  *out = 0;
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, a);
+  sqlite3_bind_int64 (st, 2, b);
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    *out = sqlite3_column_int64 (st, 0);
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    {
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
 read_state (CatchupStore *store, gint64 room, gint64 *seen, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store, "SELECT max_row FROM records_state WHERE room = ?1", error);
-  int rc;
+  return query_int (store, "SELECT max_row FROM records_state WHERE room = ?1 AND ?2 = ?2", room, 0, seen, error);
+}
 
-  *seen = 0;
-  if (st == NULL)
-    return FALSE;
-  sqlite3_bind_int64 (st, 1, room);
-  rc = sqlite3_step (st);
-  if (rc == SQLITE_ROW)
-    *seen = sqlite3_column_int64 (st, 0);
-  sqlite3_reset (st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
-      return FALSE;
-    }
-  return TRUE;
+gboolean
+catchup_records_row_before_latest (CatchupStore *store, gint64 room, guint n, gint64 *row, GError **error)
+{
+  return query_int (store, "SELECT row FROM messages WHERE room = ?1 ORDER BY row DESC LIMIT 1 OFFSET ?2", room, n,
+                    row, error);
 }
 
 static gpointer
@@ -799,7 +1012,7 @@ message_from_stmt (sqlite3_stmt *st)
 static GPtrArray *
 new_messages (CatchupStore *store, gint64 room, gint64 seen, guint max_messages, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "SELECT " CATCHUP_STORE_MESSAGE_COLUMNS " FROM messages"
                                             /* "+room": by row, not through the room's whole order index
                                              * and a sort of it; only rows after ?2 are read */
@@ -819,7 +1032,8 @@ update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_re
 {
   g_autoptr (GPtrArray) msgs = NULL;
   const Roster *roster;
-  gboolean ok = TRUE, new_speaker;
+  g_autoptr (GPtrArray) new_speakers = g_ptr_array_new ();
+  gboolean ok = TRUE;
   gint64 seen;
 
   if (!read_state (store, room, &seen, error) ||
@@ -827,8 +1041,8 @@ update_locked (CatchupStore *store, gint64 room, guint max_messages, guint *n_re
     return FALSE;
   if (msgs->len == 0)
     return TRUE;
-  if (!count_speakers (store, room, msgs, &new_speaker, error) ||
-      (roster = prepared_roster (store, room, new_speaker, error)) == NULL)
+  if (!count_speakers (store, room, msgs, new_speakers, error) ||
+      (roster = prepared_roster (store, room, new_speakers, error)) == NULL)
     return FALSE;
   for (guint i = 0; i < msgs->len && ok; i++)
     {
@@ -865,9 +1079,57 @@ catchup_records_update (CatchupStore *store, gint64 room, guint max_messages, gu
 }
 
 GPtrArray *
+catchup_records_messages_after (CatchupStore *store, gint64 room, gint64 after_row, guint max_messages,
+                                GError **error)
+{
+  return new_messages (store, room, after_row, max_messages, error);
+}
+
+GPtrArray *
+catchup_records_recent_heads (CatchupStore *store, gint64 room, guint limit, GError **error)
+{
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
+                                            RECORD_SELECT " WHERE r.room = ?1 AND r.superseded_by IS NULL"
+                                            " ORDER BY r.ts DESC, r.id DESC LIMIT ?2",
+                                            error);
+  GPtrArray *heads;
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, limit);
+  heads = collect_records (store, st, error);
+  for (guint i = 0; heads && i < heads->len / 2; i++)
+    {
+      gpointer t = heads->pdata[i];
+
+      heads->pdata[i] = heads->pdata[heads->len - 1 - i];
+      heads->pdata[heads->len - 1 - i] = t;
+    }
+  return heads;
+}
+
+GPtrArray *
+catchup_records_between (CatchupStore *store, gint64 room, gint64 first_row, gint64 last_row, GError **error)
+{
+  /* "+r.room": the rows narrow it down; by the room's index the planner walked all of the room's records */
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
+                                            RECORD_SELECT " WHERE +r.room = ?1 AND r.row BETWEEN ?2 AND ?3"
+                                            " ORDER BY r.ts, r.id",
+                                            error);
+
+  if (st == NULL)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, first_row);
+  sqlite3_bind_int64 (st, 3, last_row);
+  return collect_records (store, st, error);
+}
+
+GPtrArray *
 catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE r.room = ?1"
                                             " AND (?2 IS NULL OR r.owner = ?2) AND (?3 = 0 OR r.superseded_by IS NULL)"
                                             " ORDER BY r.ts, r.id",
@@ -882,27 +1144,10 @@ catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gbool
   return collect_records (store, st, error);
 }
 
-GPtrArray *
-catchup_records_between (CatchupStore *store, gint64 room, gint64 first_row, gint64 last_row, GError **error)
-{
-  /* "+r.room": the rows narrow it down; by the room's index the planner walked all of the room's records */
-  sqlite3_stmt *st = catchup_store_prepare (store,
-                                            RECORD_SELECT " WHERE +r.room = ?1 AND r.row BETWEEN ?2 AND ?3"
-                                            " ORDER BY r.ts, r.id",
-                                            error);
-
-  if (st == NULL)
-    return NULL;
-  sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, first_row);
-  sqlite3_bind_int64 (st, 3, last_row);
-  return collect_records (store, st, error);
-}
-
 CatchupRecord *
 catchup_records_get (CatchupStore *store, gint64 room, gint64 id, GError **error)
 {
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             RECORD_SELECT " WHERE r.room = ?1 AND r.id = ?2",
                                             error);
   g_autoptr (GPtrArray) found = NULL;

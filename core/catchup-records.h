@@ -83,6 +83,14 @@ gboolean catchup_records_update (CatchupStore *store, gint64 room, guint max_mes
 gboolean catchup_records_add (CatchupStore *store, gint64 room, CatchupRecord *rec, gint64 force_target,
                               GError **error);
 
+/* Up to max_messages (0: all) of the room's stored messages after row after_row, by row, events included. */
+GPtrArray *catchup_records_messages_after (CatchupStore *store, gint64 room, gint64 after_row, guint max_messages,
+                                           GError **error);
+/* The row before the room's latest n messages; 0 when it has no more. */
+gboolean catchup_records_row_before_latest (CatchupStore *store, gint64 room, guint n, gint64 *row, GError **error);
+/* The room's newest heads, at most limit of them, oldest first. */
+GPtrArray *catchup_records_recent_heads (CatchupStore *store, gint64 room, guint limit, GError **error);
+
 /* The room's records in time order; owner NULL for all, heads_only for what holds now. */
 GPtrArray *catchup_records_list (CatchupStore *store, gint64 room, const char *owner, gboolean heads_only,
                                  GError **error);

@@ -4,17 +4,16 @@
 
 #include "catchup-index.h"
 #include "catchup-retention.h"
-#include "catchup-store-private.h"
 
 static gboolean
 delete_room_rows (CatchupStore *store, const char *sql, gint64 room, GError **error)
 {
-  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, sql, error);
+  g_autoptr (CatchupDbStmt) stmt = catchup_db_prepare (catchup_store_db (store), sql, error);
 
   if (stmt == NULL)
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, room);
-  return catchup_store_step_done (store, stmt, error);
+  return catchup_db_step_done (catchup_store_db (store), stmt, error);
 }
 
 gboolean
@@ -29,7 +28,6 @@ catchup_retention_forget_room (CatchupStore *store, gint64 room, GError **error)
     "DELETE FROM messages WHERE room = ?1",
     "DELETE FROM room_settings WHERE room = ?1",
     "DELETE FROM nicks WHERE room = ?1",
-    "DELETE FROM room_events WHERE room = ?1",
     "DELETE FROM rooms WHERE id = ?1",
   };
 
@@ -51,13 +49,12 @@ fail:
 #define ROOMS_WITH_OLD_ROWS \
   "SELECT id FROM rooms r WHERE" \
   " EXISTS (SELECT 1 FROM messages WHERE room = r.id AND ts < ?1)" \
-  " OR EXISTS (SELECT 1 FROM room_events WHERE room = r.id AND ts < ?1)" \
   " OR EXISTS (SELECT 1 FROM nicks WHERE room = r.id AND ts < ?1)"
 
 static GArray *
 rooms_with_old_rows (CatchupStore *store, gint64 cutoff_ts, GError **error)
 {
-  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, ROOMS_WITH_OLD_ROWS, error);
+  g_autoptr (CatchupDbStmt) stmt = catchup_db_prepare (catchup_store_db (store), ROOMS_WITH_OLD_ROWS, error);
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   int rc;
 
@@ -71,7 +68,7 @@ rooms_with_old_rows (CatchupStore *store, gint64 cutoff_ts, GError **error)
     }
   if (rc != SQLITE_DONE)
     {
-      catchup_store_set_error (store, rc, error, _("Could not read the history database"));
+      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
       return NULL;
     }
   return g_steal_pointer (&ids);
@@ -82,24 +79,24 @@ static gboolean
 delete_before (CatchupStore *store, const char *sql, gint64 room, gint64 cutoff_ts, gint64 *changes,
                GError **error)
 {
-  g_autoptr (CatchupStmtRef) stmt = catchup_store_prepare (store, sql, error);
+  g_autoptr (CatchupDbStmt) stmt = catchup_db_prepare (catchup_store_db (store), sql, error);
 
   if (stmt == NULL)
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, room);
   sqlite3_bind_int64 (stmt, 2, cutoff_ts);
-  if (!catchup_store_step_done (store, stmt, error))
+  if (!catchup_db_step_done (catchup_store_db (store), stmt, error))
     return FALSE;
   if (changes != NULL)
-    *changes = sqlite3_changes (store->db);
+    *changes = catchup_db_changes (catchup_store_db (store));
   return TRUE;
 }
 
 static gboolean
 count_old_messages (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n, GError **error)
 {
-  g_autoptr (CatchupStmtRef) stmt =
-    catchup_store_prepare (store, "SELECT count(*) FROM messages WHERE room = ?1 AND ts < ?2", error);
+  g_autoptr (CatchupDbStmt) stmt =
+    catchup_db_prepare (catchup_store_db (store), "SELECT count(*) FROM messages WHERE room = ?1 AND ts < ?2", error);
   gboolean found;
 
   *n = 0;
@@ -107,7 +104,7 @@ count_old_messages (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, room);
   sqlite3_bind_int64 (stmt, 2, cutoff_ts);
-  return catchup_store_query_int64 (store, stmt, n, &found, error);
+  return catchup_db_query_int64 (catchup_store_db (store), stmt, n, &found, error);
 }
 
 static gboolean
@@ -122,7 +119,6 @@ prune_room_locked (CatchupStore *store, gint64 room, gint64 cutoff_ts, gint64 *n
   if (n_old > 0 && !catchup_index_clear (store, room, error))
     return FALSE;
   if (!delete_before (store, "DELETE FROM messages WHERE room = ?1 AND ts < ?2", room, cutoff_ts, n_deleted, error)
-      || !delete_before (store, "DELETE FROM room_events WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error)
       || !delete_before (store, "DELETE FROM nicks WHERE room = ?1 AND ts < ?2", room, cutoff_ts, NULL, error))
     return FALSE;
   return n_old == 0 || catchup_index_update (store, room, error);
@@ -136,7 +132,7 @@ prune_rooms (CatchupStore *store, GArray *rooms, gint64 cutoff_ts, guint64 *n_de
     {
       gint64 n = 0;
 
-      if (catchup_store_check_cancelled (store, error) || !catchup_store_begin (store, error))
+      if (catchup_db_check_cancelled (catchup_store_db (store), error) || !catchup_store_begin (store, error))
         return FALSE;
       if (!prune_room_locked (store, g_array_index (rooms, gint64, i), cutoff_ts, &n, error))
         {
@@ -167,7 +163,8 @@ catchup_retention_prune (CatchupStore *store, gint64 cutoff_ts, GCancellable *ca
   if (rooms == NULL)
     return FALSE;
   /* The statements themselves watch the cancellable too: one big room is a single long transaction. */
-  outer = store->cancellable ? g_object_ref (store->cancellable) : NULL;
+  outer = catchup_db_get_cancellable (catchup_store_db (store));
+  outer = outer ? g_object_ref (outer) : NULL;
   if (cancellable != NULL)
     catchup_store_set_cancellable (store, cancellable);
   ok = prune_rooms (store, rooms, cutoff_ts, n_deleted, error);

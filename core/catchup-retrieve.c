@@ -17,12 +17,12 @@ cmp_len_desc (gconstpointer a, gconstpointer b)
   return (gint) strlen (*(const char *const *) b) - (gint) strlen (*(const char *const *) a);
 }
 
-/* An FTS5 expression over stemmed terms as the chunk index holds them; each term a quoted phrase. */
-static char *
-chunk_query (GPtrArray *terms)
+/* The distinct terms of a query (borrowed), at most MAX_QUERY_TERMS. */
+static GPtrArray *
+query_terms (GPtrArray *terms)
 {
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr (GPtrArray) uniq = g_ptr_array_new ();
+  GPtrArray *uniq = g_ptr_array_new ();
 
   for (guint i = 0; i < terms->len; i++)
     if (g_hash_table_add (seen, terms->pdata[i]))
@@ -32,7 +32,28 @@ chunk_query (GPtrArray *terms)
       g_ptr_array_sort (uniq, cmp_len_desc);
       g_ptr_array_set_size (uniq, MAX_QUERY_TERMS);
     }
+  return uniq;
+}
+
+/* An FTS5 expression over stemmed terms as the chunk index holds them; each term a quoted phrase. */
+static char *
+chunk_query (GPtrArray *terms)
+{
+  g_autoptr (GPtrArray) uniq = query_terms (terms);
+
   return catchup_text_fts_or (uniq, G_MAXUINT);
+}
+
+/* The terms of a space-separated list (borrowed from split). */
+static GPtrArray *
+split_terms (char **split)
+{
+  GPtrArray *list = g_ptr_array_new ();
+
+  for (guint i = 0; split[i]; i++)
+    if (*split[i])
+      g_ptr_array_add (list, split[i]);
+  return list;
 }
 
 static GArray *
@@ -60,11 +81,8 @@ catchup_retrieve_sparse_terms (CatchupStore *store, gint64 room, const char *ter
                                guint top, GError **error)
 {
   g_auto (GStrv) split = g_strsplit (terms ? terms : "", " ", -1);
-  g_autoptr (GPtrArray) list = g_ptr_array_new ();
+  g_autoptr (GPtrArray) list = split_terms (split);
 
-  for (guint i = 0; split[i]; i++)
-    if (*split[i])
-      g_ptr_array_add (list, split[i]);
   return sparse_for_terms (store, room, list, before, top, error);
 }
 
@@ -279,17 +297,13 @@ term_docs (CatchupStore *store, GPtrArray *terms, GHashTable *df_cache, GError *
   return g_steal_pointer (&docs);
 }
 
-GHashTable *
-catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache, GError **error)
+/* The idf table of a query's terms, their document frequencies in docs and n chunks in all. */
+static GHashTable *
+idf_table (GPtrArray *terms, GHashTable *docs, double n)
 {
   g_autoptr (GHashTable) idf = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GHashTable) base = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GPtrArray) terms = catchup_text_terms (query, TRUE);
-  g_autoptr (GHashTable) docs = NULL;
-  double n = collection_size (store, df_cache, error);
 
-  if (n < 0 || (docs = term_docs (store, terms, df_cache, error)) == NULL)
-    return NULL;
   for (guint i = 0; i < terms->len; i++)
     {
       const char *t = terms->pdata[i];
@@ -307,6 +321,197 @@ catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cac
       g_hash_table_insert (base, g_strdup (t), g_memdup2 (v, sizeof *v));
     }
   return g_steal_pointer (&idf);
+}
+
+gboolean
+catchup_retrieve_idf_multi (CatchupStore *store, const char *const *queries, guint n_queries,
+                            GHashTable *df_cache, GHashTable **out, GError **error)
+{
+  g_autoptr (GPtrArray) terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  g_autoptr (GHashTable) docs = NULL;
+  double n = collection_size (store, df_cache, error);
+
+  if (n < 0)
+    return FALSE;
+  for (guint q = 0; q < n_queries; q++)
+    {
+      g_ptr_array_add (terms, catchup_text_terms (queries[q], TRUE));
+      g_ptr_array_extend (all, terms->pdata[q], NULL, NULL);
+    }
+  /* the terms of every query in one look-up: queries of one catch-up share many */
+  if ((docs = term_docs (store, all, df_cache, error)) == NULL)
+    return FALSE;
+  for (guint q = 0; q < n_queries; q++)
+    out[q] = idf_table (terms->pdata[q], docs, n);
+  return TRUE;
+}
+
+GHashTable *
+catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache, GError **error)
+{
+  GHashTable *idf = NULL;
+
+  return catchup_retrieve_idf_multi (store, &query, 1, df_cache, &idf, error) ? idf : NULL;
+}
+
+/* FTS5's bm25() constants */
+#define BM25_K1 1.2
+#define BM25_B 0.75
+
+/* A query joins its predecessor's FTS5 pass when at least this share of its terms is in it already:
+ * neighbouring gaps often share their context words, and a shared pass reads each chunk they both match
+ * once, while every term a pass adds costs on every chunk it reads. */
+#ifndef SPARSE_SHARED
+#define SPARSE_SHARED 0.5
+#endif
+
+/* A group of queries sharing one FTS5 pass over an OR of their terms, and their hit lists. */
+typedef struct {
+  GPtrArray *phrases;   /* the expression's terms, in its order (borrowed) */
+  GHashTable *docs;     /* term -> df, for every term */
+  double *idf;          /* per phrase: bm25()'s, from the first match's collection size */
+  GArray **phrase_of;   /* per query: indices into phrases (guint), in the query's order */
+  GArray **out;
+  guint n_queries;
+  guint top;
+} SparsePass;
+
+static void
+sparse_pass_idf (SparsePass *pass, double rows)
+{
+  pass->idf = g_new (double, MAX (pass->phrases->len, 1));
+  for (guint p = 0; p < pass->phrases->len; p++)
+    {
+      double df = GPOINTER_TO_SIZE (g_hash_table_lookup (pass->docs, pass->phrases->pdata[p]));
+      double idf = log ((rows - df + 0.5) / (df + 0.5));
+
+      pass->idf[p] = idf <= 0.0 ? 1e-6 : idf;
+    }
+}
+
+/* Every query's BM25 of one matching chunk, as bm25() sums it: phrase by phrase in the query's order. */
+static void
+sparse_hit (const CatchupIndexMatch *m, gpointer data)
+{
+  SparsePass *pass = data;
+  double avgdl = (double) m->index_tokens / (double) m->index_rows;
+  double norm = BM25_K1 * (1 - BM25_B + BM25_B * (double) m->tokens / avgdl);
+
+  if (pass->idf == NULL)
+    sparse_pass_idf (pass, (double) m->index_rows);
+  for (guint q = 0; q < pass->n_queries; q++)
+    {
+      GArray *phrases = pass->phrase_of[q];
+      CatchupHit h = { m->chunk, 0 };
+      gboolean matched = FALSE;
+
+      for (guint i = 0; i < phrases->len; i++)
+        {
+          guint p = g_array_index (phrases, guint, i);
+          double tf = (double) m->tf[p];
+
+          matched = matched || tf > 0;
+          h.score += pass->idf[p] * (tf * (BM25_K1 + 1.0)) / (tf + norm);
+        }
+      if (matched)
+        keep_top (pass->out[q], pass->top, h);
+    }
+}
+
+/* One group's FTS5 pass: queries[q] holds query q's distinct terms. */
+static gboolean
+sparse_pass_run (CatchupStore *store, gint64 room, GPtrArray **queries, guint n, GHashTable *docs,
+                 const CatchupPos *before, guint top, GArray **out, GError **error)
+{
+  g_autoptr (GPtrArray) phrases = g_ptr_array_new ();
+  g_autoptr (GHashTable) index_of = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree GArray **phrase_of = g_new0 (GArray *, n);
+  g_autofree char *match = NULL;
+  SparsePass pass = { phrases, docs, NULL, phrase_of, out, n, top };
+  gboolean ok;
+
+  for (guint q = 0; q < n; q++)
+    {
+      phrase_of[q] = g_array_sized_new (FALSE, FALSE, sizeof (guint), queries[q]->len);
+      for (guint i = 0; i < queries[q]->len; i++)
+        {
+          gpointer found;
+          guint p = phrases->len;
+
+          if (g_hash_table_lookup_extended (index_of, queries[q]->pdata[i], NULL, &found))
+            p = GPOINTER_TO_UINT (found);
+          else
+            {
+              g_ptr_array_add (phrases, queries[q]->pdata[i]);
+              g_hash_table_insert (index_of, queries[q]->pdata[i], GUINT_TO_POINTER (p));
+            }
+          g_array_append_val (phrase_of[q], p);
+        }
+    }
+  match = catchup_text_fts_or (phrases, G_MAXUINT);
+  ok = match == NULL || top == 0 ||
+       catchup_index_match_foreach (store, room, match, phrases->len, before, sparse_hit, &pass, error);
+  for (guint q = 0; q < n; q++)
+    g_array_unref (phrase_of[q]);
+  g_free (pass.idf);
+  return ok;
+}
+
+/* How many queries from the first-th on share one pass (terms: each query's distinct terms). */
+static guint
+sparse_group (GPtrArray *terms, guint first)
+{
+  g_autoptr (GHashTable) group = g_hash_table_new (g_str_hash, g_str_equal);
+  guint n = 0;
+
+  for (guint q = first; q < terms->len; q++, n++)
+    {
+      GPtrArray *t = terms->pdata[q];
+      guint shared = 0;
+
+      for (guint i = 0; i < t->len; i++)
+        shared += g_hash_table_contains (group, t->pdata[i]);
+      if (n > 0 && shared < SPARSE_SHARED * t->len)
+        break;
+      for (guint i = 0; i < t->len; i++)
+        g_hash_table_add (group, t->pdata[i]);
+    }
+  return MAX (n, 1);
+}
+
+static GHashTable *term_docs (CatchupStore *store, GPtrArray *terms, GHashTable *df_cache, GError **error);
+
+gboolean
+catchup_retrieve_sparse_multi (CatchupStore *store, gint64 room, const char *const *queries, guint n_queries,
+                               GHashTable *df_cache, const CatchupPos *before, guint top, GArray **out,
+                               GError **error)
+{
+  g_autoptr (GPtrArray) splits = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autoptr (GPtrArray) terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  g_autoptr (GHashTable) docs = NULL;
+  gboolean ok;
+
+  for (guint q = 0; q < n_queries; q++)
+    {
+      char **split = g_strsplit (queries[q] ? queries[q] : "", " ", -1);
+      g_autoptr (GPtrArray) list = split_terms (split);
+
+      g_ptr_array_add (splits, split);
+      g_ptr_array_add (terms, query_terms (list));
+      g_ptr_array_extend (all, terms->pdata[q], NULL, NULL);
+      out[q] = g_array_sized_new (FALSE, FALSE, sizeof (CatchupHit), top + 1);
+    }
+  ok = (docs = term_docs (store, all, df_cache, error)) != NULL;
+  for (guint q = 0, n; ok && q < n_queries; q += n)
+    {
+      n = sparse_group (terms, q);
+      ok = sparse_pass_run (store, room, (GPtrArray **) terms->pdata + q, n, docs, before, top, out + q, error);
+    }
+  for (guint q = 0; !ok && q < n_queries; q++)
+    g_clear_pointer (&out[q], g_array_unref);
+  return ok;
 }
 
 #define TURN_AVG_TERMS 12.0

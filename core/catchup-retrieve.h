@@ -16,6 +16,13 @@ GArray *catchup_retrieve_sparse (CatchupStore *store, gint64 room, const char *q
  * them): they are not stemmed again (a stem stemmed again can be another word: "releas" -> "relea"). */
 GArray *catchup_retrieve_sparse_terms (CatchupStore *store, gint64 room, const char *terms,
                                        const CatchupPos *before, guint top, GError **error);
+/* The sparse lists of n_queries queries (terms as for catchup_retrieve_sparse_terms), queries that share most
+ * of their terms in one FTS5 pass: out[q] gets query q's best top chunks, scored as bm25() would score them
+ * (document frequencies through df_cache as catchup_retrieve_idf keeps it; may be NULL). A term FTS5 would
+ * tokenise otherwise than catchup_text_terms (it never cuts such terms) counts as one no chunk holds. */
+gboolean catchup_retrieve_sparse_multi (CatchupStore *store, gint64 room, const char *const *queries,
+                                        guint n_queries, GHashTable *df_cache, const CatchupPos *before,
+                                        guint top, GArray **out, GError **error);
 GArray *catchup_retrieve_dense (CatchupStore *store, gint64 room, const float *query_vec,
                                 const CatchupPos *before, guint top, GError **error);
 /* The dense lists of n_queries query vectors (n_queries * CATCHUP_EMBED_DIM floats) in one pass over the
@@ -38,6 +45,9 @@ G_BEGIN_DECLS
  * df_cache (term -> df as a pointer-sized integer; may be NULL) saves index look-ups across queries. */
 GHashTable *catchup_retrieve_idf (CatchupStore *store, const char *query, GHashTable *df_cache,
                                   GError **error);
+/* The idf tables of n_queries queries, out[q] for queries[q], their terms looked up in the index together. */
+gboolean catchup_retrieve_idf_multi (CatchupStore *store, const char *const *queries, guint n_queries,
+                                     GHashTable *df_cache, GHashTable **out, GError **error);
 /* The max_terms heaviest terms of an idf table, space-separated: a short query for the FTS5 index (through
  * catchup_retrieve_sparse_terms), whose cost grows with every OR-ed term. */
 char *catchup_retrieve_focus (GHashTable *idf, guint max_terms);

@@ -1,23 +1,9 @@
 #pragma once
 
-#include <sqlite3.h>
-
+#include "catchup-db.h"
 #include "catchup-store.h"
 
 G_BEGIN_DECLS
-
-struct _CatchupStore {
-  sqlite3 *db;
-  char *path;
-  guint txn_depth;     /* levels above the first are savepoints */
-  int last_rc;         /* of the last failure reported */
-  GHashTable *stmts;   /* SQL text -> prepared sqlite3_stmt*, finalized on close */
-  GCancellable *abort; /* connection-wide: cancelled, every statement stops and no lock is waited for */
-  GCancellable *cancellable; /* the running operation's (may be NULL) */
-  guint busy_timeout_ms;
-  GHashTable *rosters; /* room -> the records writer's prepared roster (catchup-records.c); NULL until used */
-  GData *data;         /* what the modules above keep per connection (catchup_store_set_data) */
-};
 
 /*
  * Schema, version 1. Migrations live in catchup-store.c, one function per step, tested from an older file.
@@ -142,33 +128,14 @@ struct _CatchupStore {
   "  SELECT m.room, m.speaker, count(*) FROM messages m JOIN records_state s ON s.room = m.room AND m.row <= s.max_row" \
   "  WHERE m.flags & 8 = 0 AND m.speaker != '' GROUP BY m.room, m.speaker;"
 
-/* A cached statement borrowed for one call: the cleanup resets it so no read transaction stays open. */
-typedef sqlite3_stmt CatchupStmtRef;
+/*
+ * Version 7: no presence events. Every join, part and quit of everyone in a room (with the quit reasons) was
+ * kept and nothing read it: a record of who came and went, people who never spoke included, that outgrew the
+ * messages in busy IRC channels. Renames stay in nicks: they tell which nicks are one person.
+ */
+#define CATCHUP_STORE_SCHEMA_V7 \
+  "DROP TABLE room_events;"
 
-static inline void
-catchup_stmt_ref_release (CatchupStmtRef *stmt)
-{
-  sqlite3_reset (stmt);
-  sqlite3_clear_bindings (stmt);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupStmtRef, catchup_stmt_ref_release)
-
-/* Cached prepared statement (reset, bindings cleared); NULL with error set. */
-sqlite3_stmt *catchup_store_prepare (CatchupStore *store, const char *sql, GError **error);
-/* Maps a SQLite result code + the connection's message into CATCHUP_ERROR (DB, DB_BUSY, DB_FULL, DB_CORRUPT). */
-void catchup_store_set_error (CatchupStore *store, int rc, GError **error, const char *what);
-gboolean catchup_store_exec (CatchupStore *store, const char *sql, GError **error);
-/* Steps a statement that returns no rows (or whose rows do not matter). */
-gboolean catchup_store_step_done (CatchupStore *store, sqlite3_stmt *stmt, GError **error);
-/* Runs a query returning one integer; FALSE with error on failure, *found = FALSE when there is no row. */
-gboolean catchup_store_query_int64 (CatchupStore *store, sqlite3_stmt *stmt, gint64 *out, gboolean *found,
-                                    GError **error);
-/* TRUE, with G_IO_ERROR_CANCELLED, when the store's abort or cancellable is cancelled. */
-gboolean catchup_store_check_cancelled (CatchupStore *store, GError **error);
-/* Data a module keeps with the connection (a cache), freed with destroy when replaced or at close. */
-gpointer catchup_store_get_data (CatchupStore *store, const char *key);
-void catchup_store_set_data (CatchupStore *store, const char *key, gpointer data, GDestroyNotify destroy);
 /* Reads a message from a statement whose columns are: row, uid, ts, speaker, alias, body, flags. */
 CatchupMessage *catchup_store_message_from_stmt (sqlite3_stmt *stmt);
 #define CATCHUP_STORE_MESSAGE_COLUMNS "row, uid, ts, speaker, alias, body, flags"

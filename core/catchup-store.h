@@ -2,21 +2,24 @@
 
 #include <gio/gio.h>
 
+#include "catchup-db.h"
 #include "catchup-message.h"
 
 G_BEGIN_DECLS
 
 /*
- * The history store: one SQLite file (WAL) holding rooms, messages and the retrieval index.
+ * The history store: one SQLite file (WAL) holding rooms, messages, settings and presence events, and its schema
+ * with its migrations. The modules above keep their tables in the same file (the retrieval index, the records,
+ * the model vectors) and reach it through catchup_store_db; the store calls none of them.
  *
- * Threading contract: a CatchupStore is one SQLite connection and belongs to one thread at a time. Open one
- * store per thread that needs the database (SQLite's WAL lets readers and one writer work side by side); never
- * share a CatchupStore between threads without handing it over completely.
+ * Threading contract: a CatchupStore is one SQLite connection (catchup-db.h) and belongs to one thread at a time.
+ * Open one store per thread that needs the database (SQLite's WAL lets readers and one writer work side by
+ * side); to move a store to another thread, hand it over (catchup_store_hand_over). The store asserts it.
  *
  * Message order within a room is (ts, row): history playback that arrives late still sorts by its own time.
  */
 
-#define CATCHUP_STORE_SCHEMA_VERSION 6
+#define CATCHUP_STORE_SCHEMA_VERSION 7
 
 typedef struct _CatchupStore CatchupStore;
 
@@ -45,6 +48,13 @@ void catchup_store_close (CatchupStore *store);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupStore, catchup_store_close)
 
 const char *catchup_store_get_path (CatchupStore *store);
+/* The store's connection, for the modules that keep tables of their own in the history database. */
+CatchupDb *catchup_store_db (CatchupStore *store);
+
+/* The owner thread (catchup-db.h): the thread that opened the store, or the one it is handed to. The owner
+ * hands it over, the next thread takes it over; every use from another thread is a critical and fails. */
+void catchup_store_hand_over (CatchupStore *store);
+void catchup_store_take_over (CatchupStore *store);
 
 /*
  * Transactions nest: the outermost level is a transaction (BEGIN IMMEDIATE), inner levels are savepoints, so
@@ -101,29 +111,15 @@ GPtrArray *catchup_store_before (CatchupStore *store, gint64 room, const Catchup
 GPtrArray *catchup_store_since (CatchupStore *store, gint64 room, gint64 since, GError **error);
 
 gint64 catchup_store_count (CatchupStore *store, gint64 room, GError **error);
-/* Turns of the conversation (events not counted) with ts >= since; -1 on error. */
+/* Turns with ts >= since; -1 on error. */
 gint64 catchup_store_count_turns (CatchupStore *store, gint64 room, gint64 since, GError **error);
-/* Messages that share a retrieval term with text, best chunks (FTS5 over the chunk index) first; text is any
- * chat text, safely turned into a query. limit 0 = all. */
-GPtrArray *catchup_store_search (CatchupStore *store, gint64 room, const char *text, guint limit,
-                                 GError **error);
-
 /* Per-room settings (key/value text), removed with the room. get returns NULL without error when unset. */
 char *catchup_store_get_setting (CatchupStore *store, gint64 room, const char *key, GError **error);
 /* value NULL removes the setting. */
 gboolean catchup_store_set_setting (CatchupStore *store, gint64 room, const char *key, const char *value,
                                     GError **error);
 
-/* Presence events of a room. They are not turns of the conversation and never enter the message order. */
-typedef enum {
-  CATCHUP_ROOM_EVENT_JOIN,
-  CATCHUP_ROOM_EVENT_PART,
-  CATCHUP_ROOM_EVENT_QUIT,
-} CatchupRoomEventKind;
-
-/* Both are idempotent: recording the same event (room, ts, kind/nicks, detail) twice stores it once. */
-gboolean catchup_store_add_event (CatchupStore *store, gint64 room, gint64 ts, CatchupRoomEventKind kind,
-                                  const char *nick, const char *detail, GError **error);
+/* A rename (catchup-nicks.h reads them), idempotent: the same (room, ts, nicks) twice is stored once. */
 gboolean catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, const char *old_nick,
                                         const char *new_nick, GError **error);
 /* The nick a speaker had at ts after following recorded changes from since onwards; a new string. */

@@ -83,15 +83,16 @@ guint catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_t
 
 /* ---- catchup-summary-refs.c ---- */
 
-/* The checked references of candidate c, added to items (CatchupSummaryItem): its gaps' expressions, each citing
- * the one turn of memory that names what the expression refers to; none when the expression is no real reference
- * or the evidence is ambiguous. (Definite noun phrases the gap detector had not flagged were looked up too, once:
- * on the dev windows that added wrong references and resolved no gap.) */
+/* The checked references of candidate c (the index-th of cands), added to items (CatchupSummaryItem): the one
+ * turn of memory that clearly explains what the line leans on (see catchup-summary-refs.c); none when the
+ * detector flags nothing in the line, or the evidence is weak or ambiguous. (Definite noun phrases the gap
+ * detector had not flagged were looked up by their head noun alone, once: on the dev windows that added wrong
+ * references and resolved no gap.) */
 typedef struct _CatchupSummaryRefs CatchupSummaryRefs;
-CatchupSummaryRefs *catchup_summary_refs_new (CatchupMemory *mem);
+CatchupSummaryRefs *catchup_summary_refs_new (CatchupMemory *mem, GArray *cands);
 void catchup_summary_refs_free (CatchupSummaryRefs *refs);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupSummaryRefs, catchup_summary_refs_free)
-void catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, const CatchupSummaryRefs *refs,
-                              guint max_chars);
+void catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index,
+                              const CatchupSummaryRefs *refs, guint max_chars);
 
 G_END_DECLS

@@ -18,12 +18,6 @@
 #define CHAIN_TERMS 2
 
 static gboolean
-is_turn (const CatchupMessage *m)
-{
-  return m && !(m->flags & CATCHUP_MESSAGE_EVENT);
-}
-
-static gboolean
 same_nick (const char *a, const char *b)
 {
   g_autofree char *x = catchup_records_fold (a ? a : "");
@@ -73,8 +67,6 @@ catchup_summary_records_load (CatchupStore *store, gint64 room, GPtrArray *windo
 
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *m = window->pdata[i];
-    if (!is_turn (m))
-      continue;
     g_hash_table_add (rows, &m->row);
     first = MIN (first, m->row);
     last = MAX (last, m->row);
@@ -272,7 +264,7 @@ catchup_summary_apply_records (CatchupSummary *summary, GPtrArray *window, GPtrA
     return;
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *m = window->pdata[i];
-    if (!is_turn (m) || !m->id)
+    if (!m->id)
       continue;
     if (g_hash_table_size (in_window) == 0)
       a.start = m->ts;

@@ -1,21 +1,27 @@
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
+#include "catchup-gaps.h"
 #include "catchup-summary-private.h"
 #include "catchup-text.h"
 
 /*
  * Checked references. An extractive summary cannot check meaning, and a wrong "↳" is worse than none, so a
  * reference line appears only when
- *   - the expression is a real reference: never a bare pronoun (one antecedent cannot be told from another
- *     here), a relative pronoun or a stock phrase ("by the way", "your support", "the best");
- *   - the cited turn is about the same referent: for "my X" it is the speaker's own, for "your X" another's,
- *     and it names X (the expression's head noun, also written apart: "fallback" / "fall back");
- *   - no other turn is about as good: an ambiguous reference gets no line;
+ *   - the line leans on something the window does not supply: the gap detector flags an expression in it, and
+ *     the words the turn is matched on are new in the window at that line (what the window already said, it
+ *     resolves itself);
+ *   - one earlier turn explains it clearly: it shares at least two of those new words with the line, weighed by
+ *     how rare each is in the window and the memory, and no other turn comes close (an ambiguous reference gets
+ *     no line); a photo's caption is not what a speaker said and is not matched;
+ *   - what the line calls it names what the turn is about: the detector's expression when the turn names it
+ *     (its head noun, and two of its words when it has two) and the owner fits ("my X" is the speaker's own,
+ *     "your X" another's); else the line's own words that the turn shares ("the rejection letter", "Max"), never
+ *     a pronoun or a stock phrase ("by the way", "your support", "the best");
  * and the quote shows the words around the match. The memory's lead-in (the turns just before the window) is
- * a source like the turns retrieved for the gap. Among turns about the same thing the latest wins: what holds
- * now, not what was replaced.
+ * a source like the turns retrieved for the gaps; most references resolve there.
  */
 
 /* Nouns that name nothing a reader could look up: "the way", "the best", "your support". */
@@ -27,8 +33,22 @@ static const char *const generic_nouns[] = {
   "last", "next", "whole", "beginning", "morning", "evening", "night", "news", "plan", "plans", "work", "job",
   "meantime", "moment", "while", "thought", "thoughts", "energy", "vibe", "vibes", "journey", "advice", "pic",
   "pics", "photo", "photos", "picture", "pictures", "shot", "video", "friend", "friends", "buddy", "buddies",
-  "guy", "guys", "folks", "everyone", "kid", "kids", "family", NULL,
+  "guy", "guys", "folks", "everyone", "kid", "kids", "family", "favorite", "favourite", "recommendation",
+  "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", "goal", "goals", "writing", "character", "characters",
+  "sound", "screen", "need", "needs", "limit", "limits", NULL,
 };
+
+/* Whether a term (stemmed) is one of the words of list: "advice" is cut to "advic" like the line's words. */
+static gboolean
+in_stem_list (const char *term, const char *const *list)
+{
+  for (guint i = 0; list[i]; i++) {
+    g_autoptr (GPtrArray) t = catchup_summary_terms (list[i]);
+    if (t->len == 1 && g_str_equal (t->pdata[0], term))
+      return TRUE;
+  }
+  return FALSE;
+}
 
 /* What a speaker's "my X" names without needing an explanation: their kids, their job. */
 static const char *const own_things[] = {
@@ -75,10 +95,13 @@ naming_terms (const char *folded_expr)
   g_autoptr (GPtrArray) terms = catchup_summary_terms (folded_expr);
   gboolean names = FALSE;
 
-  if (in_list (folded_expr, stock_phrases))
-    return NULL;
+  /* "your support means" is "your support" run on into its verb */
+  for (guint i = 0; stock_phrases[i]; i++)
+    if (g_str_has_prefix (folded_expr, stock_phrases[i]) &&
+        (folded_expr[strlen (stock_phrases[i])] == '\0' || folded_expr[strlen (stock_phrases[i])] == ' '))
+      return NULL;
   if ((g_str_has_prefix (folded_expr, "my ") || g_str_has_prefix (folded_expr, "our ")) && terms->len == 1 &&
-      in_list (terms->pdata[0], own_things))
+      in_stem_list (terms->pdata[0], own_things))
     return NULL;
   for (guint i = terms->len; i-- > 0;)
     if (in_list (terms->pdata[i], pointers))
@@ -86,33 +109,9 @@ naming_terms (const char *folded_expr)
   /* the head noun names the thing: "your hard work" is work, which names nothing to look up */
   if (terms->len > 0) {
     const char *head = terms->pdata[terms->len - 1];
-    names = !in_list (head, generic_nouns) && strlen (head) >= 3;
+    names = !in_stem_list (head, generic_nouns) && strlen (head) >= 3;
   }
   return names ? g_steal_pointer (&terms) : NULL;
-}
-
-/* How well a turn names the referent: the naming terms it has (the head noun, the last term, is required),
- * also as a compound written apart. 0 when it does not name it. */
-static guint
-names_referent (GPtrArray *turn_terms, GPtrArray *naming)
-{
-  guint hits = 0;
-  gboolean head = FALSE;
-  for (guint e = 0; e < naming->len; e++) {
-    gboolean found = FALSE;
-    const char *want = naming->pdata[e];
-    for (guint i = 0; i < turn_terms->len && !found; i++) {
-      const char *t = turn_terms->pdata[i];
-      gsize len = strlen (t);
-      /* "fall back" written apart names "fallback" */
-      found = g_str_equal (t, want) ||
-              (i + 1 < turn_terms->len && strncmp (want, t, len) == 0 && g_str_equal (want + len, turn_terms->pdata[i + 1]));
-    }
-    hits += found;
-    head |= found && e + 1 == naming->len;
-  }
-  /* "the advocacy event" is not any event: two of its words, when it has two */
-  return head && hits >= MIN (naming->len, 2) ? hits : 0;
 }
 
 static gboolean
@@ -122,71 +121,117 @@ owner_fits (Owner owner, const CatchupMessage *turn, const CatchupMessage *line_
   return owner == OWNER_ANY || (owner == OWNER_SPEAKER) == same;
 }
 
-/* Two turns are about the same thing when they share two content terms besides the referent's. */
-static gboolean
-same_subject (GPtrArray *a, GPtrArray *b)
+/* Terms of a message's text without its photo caption: a caption describes a picture, it names nothing the
+ * speaker said. Terms of one letter ("m" of "I'm") are dropped. */
+static GPtrArray *
+said_terms (const char *text)
 {
-  g_autoptr (GHashTable) set = catchup_summary_term_set (a);
-  return catchup_summary_overlap (b, set) >= 3;
+  g_autofree char *copy = g_strdup (text ? text : "");
+  char *caption = strstr (copy, "[shares ");
+  if (caption)
+    *caption = '\0';
+  GPtrArray *terms = catchup_summary_terms (copy);
+  for (guint i = terms->len; i-- > 0;)
+    if (strlen (terms->pdata[i]) < 2)
+      g_ptr_array_remove_index (terms, i);
+  return terms;
 }
 
-typedef struct {
-  CatchupMessage *turn;
-  GPtrArray *terms;
-  double score;
-} Match;
-
-static void
-match_clear (Match *m)
-{
-  g_clear_pointer (&m->terms, g_ptr_array_unref);
-}
-
-/* A score clearly above the next one's, or the next is the same subject (then the latest is the state). */
-#define AMBIGUOUS_RATIO 0.8
-
-static CatchupMessage *
-pick (GArray *matches, guint naming_len)
-{
-  if (matches->len == 0)
-    return NULL;
-  Match *best = NULL;
-  for (guint i = 0; i < matches->len; i++) {
-    Match *m = &g_array_index (matches, Match, i);
-    if (!best || m->score > best->score || (m->score == best->score && m->turn->ts > best->turn->ts))
-      best = m;
-  }
-  for (guint i = 0; i < matches->len; i++) {
-    Match *m = &g_array_index (matches, Match, i);
-    if (m == best || m->score < best->score * AMBIGUOUS_RATIO)
-      continue;
-    /* one word ("the release") may name different things; two or more matched name the same one */
-    if (naming_len < 2 && !same_subject (m->terms, best->terms))
-      return NULL;
-  }
-  return best->turn;
-}
-
-/* The memory's turns with their terms, cut once for all the lines. */
+/* The memory's turns and the window's with their terms, cut once for all the lines. */
 struct _CatchupSummaryRefs {
   CatchupMemory *mem;
-  GPtrArray *terms;  /* GPtrArray of terms, per memory turn */
+  GPtrArray *terms;      /* GPtrArray of terms, per memory turn */
+  GPtrArray *joined;     /* GPtrArray of its neighbouring terms joined ("fall back": "fallback"), per turn */
+  GHashTable *df;        /* term -> number of memory turns that have it: how well it picks out one of them */
+  guint docs;
+  GHashTable *first;     /* term -> 1 + the index of the first window candidate that has it */
+  GHashTable *exprs;     /* window message id -> GPtrArray of the detector's casefolded expressions */
+  GHashTable *people;    /* casefolded speakers of the window and the memory */
 };
 
+static void
+count_terms (CatchupSummaryRefs *r, GPtrArray *terms)
+{
+  g_autoptr (GHashTable) seen = catchup_summary_term_set (terms);
+  GHashTableIter it;
+  gpointer term;
+  g_hash_table_iter_init (&it, seen);
+  while (g_hash_table_iter_next (&it, &term, NULL)) {
+    guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->df, term));
+    g_hash_table_replace (r->df, g_strdup (term), GUINT_TO_POINTER (n + 1));
+  }
+}
+
+static void
+add_expression (GHashTable *exprs, const char *id, const char *expression)
+{
+  GPtrArray *list = g_hash_table_lookup (exprs, id);
+  if (!list) {
+    list = g_ptr_array_new_with_free_func (g_free);
+    g_hash_table_insert (exprs, g_strdup (id), list);
+  }
+  g_autofree char *folded = g_utf8_casefold (expression, -1);
+  for (guint i = 0; i < list->len; i++)
+    if (g_str_equal (list->pdata[i], folded))
+      return;
+  g_ptr_array_add (list, g_steal_pointer (&folded));
+}
+
+/* Every expression the detector flags in the window, not only those the memory had room to retrieve for. */
+static void
+collect_expressions (CatchupSummaryRefs *r, GArray *cands)
+{
+  g_autoptr (GPtrArray) window = g_ptr_array_new ();
+  for (guint i = 0; i < cands->len; i++)
+    g_ptr_array_add (window, g_array_index (cands, CatchupCandidate, i).msg);
+  g_autoptr (GPtrArray) gaps = catchup_gaps_detect (window, 0);
+  for (guint i = 0; i < gaps->len; i++) {
+    const CatchupGap *gap = gaps->pdata[i];
+    if (gap->utterance_id && gap->expression)
+      add_expression (r->exprs, gap->utterance_id, gap->expression);
+  }
+  for (guint i = 0; r->mem && r->mem->gaps && i < r->mem->gaps->len; i++) {
+    const CatchupGap *gap = r->mem->gaps->pdata[i];
+    if (gap->utterance_id && gap->expression)
+      add_expression (r->exprs, gap->utterance_id, gap->expression);
+  }
+}
+
 CatchupSummaryRefs *
-catchup_summary_refs_new (CatchupMemory *mem)
+catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
 {
   CatchupSummaryRefs *r = g_new0 (CatchupSummaryRefs, 1);
   r->mem = mem;
   r->terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  /* a photo's caption describes a picture; it names nothing the speaker said */
+  r->joined = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  r->df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r->first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r->exprs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  r->people = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; mem && mem->turns && i < mem->turns->len; i++) {
-    g_autofree char *text = g_strdup (((CatchupMessage *) mem->turns->pdata[i])->text);
-    char *caption = text ? strstr (text, "[shares ") : NULL;
-    if (caption)
-      *caption = '\0';
-    g_ptr_array_add (r->terms, catchup_summary_terms (text));
+    const CatchupMessage *m = mem->turns->pdata[i];
+    GPtrArray *terms = said_terms (m->text);
+    /* "fall back" written apart names "fallback": each pair of neighbours joined, kept apart from the words (two
+     * turns are not about the same thing for sharing a pair as well as its words) */
+    GPtrArray *joined = g_ptr_array_new_with_free_func (g_free);
+    for (guint t = 0; t + 1 < terms->len; t++)
+      g_ptr_array_add (joined, g_strconcat (terms->pdata[t], terms->pdata[t + 1], NULL));
+    count_terms (r, joined);
+    g_ptr_array_add (r->joined, joined);
+    g_hash_table_add (r->people, g_utf8_casefold (m->speaker ? m->speaker : "", -1));
+    count_terms (r, terms);
+    g_ptr_array_add (r->terms, terms);
+    r->docs++;
   }
+  for (guint i = 0; i < cands->len; i++) {
+    const CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
+    g_autoptr (GPtrArray) terms = said_terms (c->clean);
+    g_hash_table_add (r->people, g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1));
+    for (guint t = 0; t < terms->len; t++)
+      if (!g_hash_table_contains (r->first, terms->pdata[t]))
+        g_hash_table_insert (r->first, g_strdup (terms->pdata[t]), GUINT_TO_POINTER (i + 1));
+  }
+  collect_expressions (r, cands);
   return r;
 }
 
@@ -196,68 +241,323 @@ catchup_summary_refs_free (CatchupSummaryRefs *r)
   if (!r)
     return;
   g_ptr_array_unref (r->terms);
+  g_ptr_array_unref (r->joined);
+  g_hash_table_unref (r->df);
+  g_hash_table_unref (r->first);
+  g_hash_table_unref (r->exprs);
+  g_hash_table_unref (r->people);
   g_free (r);
 }
 
-static CatchupSummaryItem *
-resolve_expression (const char *expression, const CatchupCandidate *c,
-                    const CatchupSummaryRefs *refs, guint max_chars)
-{
-  CatchupMemory *mem = refs->mem;
-  g_autofree char *expr = catchup_summary_sanitize (expression);
-  g_autofree char *folded = g_utf8_casefold (expr, -1);
-  g_autoptr (GPtrArray) naming = naming_terms (g_strstrip (folded));
-  g_autoptr (GArray) matches = g_array_new (FALSE, TRUE, sizeof (Match));
-  g_autoptr (GHashTable) line_terms = catchup_summary_term_set (c->terms);
-  Owner owner = owner_of (folded);
+/* A memory of a few turns says little about how rare a word is: it counts as one of the usual size (about 30
+ * turns in a 1K-token budget). */
+#define TYPICAL_TURNS 30
 
-  if (!naming || !mem || !mem->turns)
-    return NULL;
-  g_array_set_clear_func (matches, (GDestroyNotify) match_clear);
-  for (guint i = 0; i < mem->turns->len; i++) {
-    CatchupMessage *t = mem->turns->pdata[i];
-    if (!t->id || t->ts > c->msg->ts || !owner_fits (owner, t, c->msg))
-      continue;
-    GPtrArray *terms = refs->terms->pdata[i];
-    guint hits = names_referent (terms, naming);
-    if (hits == 0)
-      continue;
-    double context = 0.25 * MIN (catchup_summary_overlap (terms, line_terms), 4);
-    Match m = { t, g_ptr_array_ref (terms), hits + context };
-    g_array_append_val (matches, m);
-  }
-  CatchupMessage *turn = pick (matches, naming->len);
-  if (!turn)
-    return NULL;
-  g_autofree char *clean = catchup_summary_clean (turn->text);
-  g_autoptr (GHashTable) focus = catchup_summary_term_set (naming);
-  g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
-  return catchup_summary_item_new (expr, turn->id, turn->speaker, turn->ts, quote);
+/* How much a shared term says: a word few turns have is evidence, one that most have is none. In units of a
+ * word only one turn has (about 1), so that the bar does not move with the size of the memory. */
+static double
+rarity (const CatchupSummaryRefs *r, const char *term)
+{
+  guint df = GPOINTER_TO_UINT (g_hash_table_lookup (r->df, term));
+  double n = MAX (r->docs, TYPICAL_TURNS) + 1.0;
+  return MAX (0.0, log (n / (df + 0.5))) / log (n);
 }
 
-/* At most this many references under one line. */
-#define MAX_REFS 2
+/* The line's terms the window has not used before it: what the line leans on. */
+static GHashTable *
+new_terms (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index)
+{
+  g_autoptr (GPtrArray) terms = said_terms (c->clean);
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint t = 0; t < terms->len; t++)
+    if (GPOINTER_TO_UINT (g_hash_table_lookup (r->first, terms->pdata[t])) >= index + 1)
+      g_hash_table_add (set, g_strdup (terms->pdata[t]));
+  return set;
+}
 
-void
-catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, const CatchupSummaryRefs *refs,
-                         guint max_chars)
+typedef struct {
+  guint turn;        /* index into mem->turns */
+  double score;      /* the rarity of the new terms it shares */
+  guint shared;
+} Evidence;
+
+static gboolean
+in_terms (GPtrArray *terms, const char *term)
+{
+  for (guint i = 0; terms && i < terms->len; i++)
+    if (g_str_equal (terms->pdata[i], term))
+      return TRUE;
+  return FALSE;
+}
+
+/* The new words of the line (wanted) that the turn has, and the words of what the line calls it (named: "art
+ * show" names the show even when the window said "art" before). */
+static Evidence
+evidence_of (const CatchupSummaryRefs *r, guint turn, GHashTable *wanted, GPtrArray *named)
+{
+  GPtrArray *words = r->terms->pdata[turn], *joined = r->joined->pdata[turn];
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  Evidence e = { turn, 0, 0 };
+  for (guint i = 0; i < words->len + joined->len; i++) {
+    const char *t = i < words->len ? words->pdata[i] : joined->pdata[i - words->len];
+    if ((g_hash_table_contains (wanted, t) || in_terms (named, t)) && g_hash_table_add (seen, (gpointer) t)) {
+      e.score += rarity (r, t);
+      e.shared++;
+    }
+  }
+  return e;
+}
+
+/* Two turns are about the same thing when they share three content terms. */
+static gboolean
+same_subject (GPtrArray *a, GPtrArray *b)
+{
+  g_autoptr (GHashTable) set = catchup_summary_term_set (a);
+  return catchup_summary_overlap (b, set) >= 3;
+}
+
+/* Two new words at the least, and together about one and a half words that only one turn has. */
+#define MIN_SHARED 2
+#define MIN_EVIDENCE 1.45
+/* Another turn this close to the best makes the reference ambiguous, unless both are about the same thing
+ * (then the latest is the state). */
+#define AMBIGUOUS_RATIO 0.8
+
+/* What the line calls the referent, and the terms a turn must have to be about it. */
+typedef struct {
+  char *label;           /* as the line writes it */
+  GPtrArray *required;   /* terms; the last is the head */
+  Owner owner;
+} Anchor;
+
+static void
+anchor_clear (Anchor *a)
+{
+  g_free (a->label);
+  g_clear_pointer (&a->required, g_ptr_array_unref);
+}
+
+/* "that sounds", "this needs", "that might", "these remind", "that happened": a relative or dummy "that" before
+ * a verb, not a noun phrase (a singular demonstrative takes no plural noun, a plural one no singular). */
+static gboolean
+before_verb (const char *folded_expr)
+{
+  static const char *const modals[] = { "might", "could", "would", "should", "must", "may", "can", "will", NULL };
+  const char *space = strchr (folded_expr, ' ');
+  gboolean singular = g_str_has_prefix (folded_expr, "that ") || g_str_has_prefix (folded_expr, "this ");
+  gboolean plural = g_str_has_prefix (folded_expr, "these ") || g_str_has_prefix (folded_expr, "those ");
+  if (!space || !(singular || plural))
+    return FALSE;
+  g_autofree char *next = g_strndup (space + 1, strcspn (space + 1, " "));
+  gsize n = strlen (next);
+  gboolean s_form = n > 3 && next[n - 1] == 's' && next[n - 2] != 's' && next[n - 2] != 'u';
+  if (in_list (next, modals) || (n > 4 && g_str_has_suffix (next, "ed")))
+    return TRUE;
+  return singular ? s_form : !s_form;
+}
+
+/* Whether the expression stops inside a noun phrase of the line: inside a compound ("the big" of "the
+ * big-endian job"), or before a further noun that the detector's phrase had no room for ("the coolest harry
+ * potter" of "... potter party"): its head is not the phrase's head then. */
+static gboolean
+cut_phrase (const char *folded_expr, const char *folded_line)
+{
+  gsize n = strlen (folded_expr);
+  for (const char *p = strstr (folded_line, folded_expr); p; p = strstr (p + 1, folded_expr)) {
+    const char *after = p + n;
+    if (after[0] == '-' && g_ascii_isalnum (after[1]))
+      return TRUE;
+    if (after[0] != ' ' || !g_ascii_isalnum (after[1]))
+      continue;
+    g_autofree char *next = g_strndup (after + 1, strcspn (after + 1, " ,.;:!?)'\""));
+    if (!catchup_text_is_stop_word (next) && catchup_summary_count_words (folded_expr) >= 4)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A detector expression that names something: "the petition", "the max record size". */
+static gboolean
+expression_anchor (const char *folded_expr, const char *folded_line, GHashTable *wanted, Anchor *out)
+{
+  GPtrArray *naming = before_verb (folded_expr) || cut_phrase (folded_expr, folded_line) ? NULL
+                                                                                          : naming_terms (folded_expr);
+  /* the window already said what it is: it resolves the reference itself */
+  if (!naming || !g_hash_table_contains (wanted, naming->pdata[naming->len - 1])) {
+    g_clear_pointer (&naming, g_ptr_array_unref);
+    return FALSE;
+  }
+  /* "my hard work paying" runs into a verb */
+  g_autofree char *tail = g_strdup (strrchr (folded_expr, ' ') ? strrchr (folded_expr, ' ') + 1 : "");
+  if (naming->len >= 2 && g_str_has_suffix (tail, "ing")) {
+    g_clear_pointer (&naming, g_ptr_array_unref);
+    g_autofree char *cut = g_strndup (folded_expr, strlen (folded_expr) - strlen (tail) - 1);
+    return expression_anchor (cut, folded_line, wanted, out);
+  }
+  /* "the advocacy event" is not any event: two of its words, when it has two */
+  if (naming->len > 2)
+    g_ptr_array_remove_range (naming, 0, naming->len - 2);
+  *out = (Anchor) { catchup_summary_sanitize (folded_expr), naming, owner_of (folded_expr) };
+  return TRUE;
+}
+
+/* A name or a technical token ("Max", "MSVC", "rc2", "#1473"): capitalised inside a sentence, or with a digit;
+ * never a person of the room, whom a line addresses rather than refers to. */
+static gboolean
+is_name (const char *text, const char *w, const char *word, GHashTable *people)
+{
+  gboolean digit = FALSE, alpha = FALSE;
+  for (const char *p = word; *p; p++) {
+    digit |= g_ascii_isdigit (*p);
+    alpha |= g_ascii_isalpha (*p);
+  }
+  if (digit && alpha)
+    return TRUE;
+  if (!g_unichar_isupper (g_utf8_get_char (word)) || g_str_equal (word, "I"))
+    return FALSE;
+  /* "Mel" is Melanie, addressed */
+  g_autofree char *folded = g_utf8_casefold (word, -1);
+  GHashTableIter it;
+  gpointer person;
+  g_hash_table_iter_init (&it, people);
+  while (g_hash_table_iter_next (&it, &person, NULL))
+    if (g_str_has_prefix (person, folded))
+      return FALSE;
+  const char *p = w;
+  while (p > text && p[-1] == ' ')
+    p--;
+  return p > text && !strchr (".!?:;\"([", p[-1]);
+}
+
+/* The names of a line, each a required term that is new in the window. */
+static void
+name_anchors (const CatchupSummaryRefs *r, const char *text, GHashTable *wanted, GArray *anchors)
+{
+  for (const char *p = text; *p;) {
+    const char *w = p;
+    while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+      p = g_utf8_next_char (p);
+    if (p == w) {
+      p = g_utf8_next_char (p);
+      continue;
+    }
+    g_autofree char *word = g_strndup (w, p - w);
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+    if (terms->len != 1 || strlen (terms->pdata[0]) < 2 || !g_hash_table_contains (wanted, terms->pdata[0]) ||
+        !is_name (text, w, word, r->people))
+      continue;
+    GPtrArray *required = g_ptr_array_new_with_free_func (g_free);
+    g_ptr_array_add (required, g_strdup (terms->pdata[0]));
+    /* a name of several words is one name: "Harry Potter" */
+    while (p[0] == ' ' && g_unichar_isupper (g_utf8_get_char (p + 1))) {
+      const char *e = p + 1;
+      while (*e && g_unichar_isalnum (g_utf8_get_char (e)))
+        e = g_utf8_next_char (e);
+      g_autofree char *more = g_strndup (p + 1, e - p - 1);
+      g_autoptr (GPtrArray) more_terms = catchup_summary_terms (more);
+      if (more_terms->len != 1)
+        break;
+      g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
+      p = e;
+    }
+    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY };
+    g_array_append_val (anchors, a);
+  }
+}
+
+/* Whether the turn has the required terms one after the other ("youth center", not "youth" here and "center"
+ * there). */
+static gboolean
+has_all (GPtrArray *turn_terms, GPtrArray *required)
+{
+  for (guint i = 0; i + required->len <= turn_terms->len; i++) {
+    guint k = 0;
+    while (k < required->len && g_str_equal (turn_terms->pdata[i + k], required->pdata[k]))
+      k++;
+    if (k == required->len)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* The one memory turn about the anchor's referent that explains the line's new words, or -1. */
+static gint
+best_evidence (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Anchor *a, GHashTable *wanted)
+{
+  CatchupMemory *mem = r->mem;
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (Evidence));
+  gint best = -1;
+  for (guint i = 0; i < mem->turns->len; i++) {
+    const CatchupMessage *t = mem->turns->pdata[i];
+    gboolean named = has_all (r->terms->pdata[i], a->required) ||
+                     (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0]));
+    if (!t->id || t->ts > c->msg->ts || !named ||
+        !owner_fits (a->owner, t, c->msg))
+      continue;
+    Evidence e = evidence_of (r, i, wanted, a->required);
+    g_array_append_val (all, e);
+    /* among equals the later turn: what holds now */
+    if (best < 0 || e.score >= g_array_index (all, Evidence, best).score)
+      best = (gint) all->len - 1;
+  }
+  if (best < 0)
+    return -1;
+  Evidence b = g_array_index (all, Evidence, best);
+  if (b.shared < MIN_SHARED || b.score < MIN_EVIDENCE)
+    return -1;
+  for (guint i = 0; i < all->len; i++) {
+    const Evidence *e = &g_array_index (all, Evidence, i);
+    if ((gint) i != best && e->score >= b.score * AMBIGUOUS_RATIO &&
+        !same_subject (r->terms->pdata[b.turn], r->terms->pdata[e->turn]))
+      return -1;
+  }
+  return (gint) b.turn;
+}
+
+static CatchupSummaryItem *
+resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
+              guint max_chars)
 {
   CatchupMemory *mem = refs->mem;
-  g_autoptr (GPtrArray) exprs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GHashTable) wanted = new_terms (refs, c, index);
+  g_autoptr (GArray) anchors = g_array_new (FALSE, TRUE, sizeof (Anchor));
+  g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
+  for (guint i = 0; i < exprs->len; i++) {
+    Anchor a;
+    if (expression_anchor (exprs->pdata[i], c->folded, wanted, &a))
+      g_array_append_val (anchors, a);
+  }
+  name_anchors (refs, c->clean, wanted, anchors);
+  for (guint i = 0; i < anchors->len; i++) {
+    const Anchor *a = &g_array_index (anchors, Anchor, i);
+    gint best = best_evidence (refs, c, a, wanted);
+    if (best < 0)
+      continue;
+    CatchupMessage *turn = mem->turns->pdata[best];
+    g_autoptr (GHashTable) focus = catchup_summary_term_set (refs->terms->pdata[best]);
+    GHashTableIter it;
+    gpointer term;
+    g_hash_table_iter_init (&it, focus);
+    while (g_hash_table_iter_next (&it, &term, NULL))
+      if (!g_hash_table_contains (wanted, term) && !in_terms (a->required, term))
+        g_hash_table_iter_remove (&it);
+    g_autofree char *clean = catchup_summary_clean (turn->text);
+    g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+    return catchup_summary_item_new (a->label, turn->id, turn->speaker, turn->ts, quote);
+  }
+  return NULL;
+}
 
-  for (guint i = 0; mem && mem->gaps && i < c->gaps->len; i++) {
-    const CatchupGap *gap = mem->gaps->pdata[g_array_index (c->gaps, guint, i)];
-    if (gap->expression)
-      g_ptr_array_add (exprs, g_utf8_casefold (gap->expression, -1));
-  }
-  for (guint i = 0; i < exprs->len && items->len < MAX_REFS; i++) {
-    CatchupSummaryItem *item = resolve_expression (exprs->pdata[i], c, refs, max_chars);
-    gboolean seen = FALSE;
-    for (guint k = 0; item && k < items->len && !seen; k++)
-      seen = g_strcmp0 (((CatchupSummaryItem *) items->pdata[k])->id, item->id) == 0;
-    if (item && !seen)
-      g_ptr_array_add (items, item);
-    else
-      catchup_summary_item_free (item);
-  }
+void
+catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
+                         guint max_chars)
+{
+  /* a name the window has not introduced leans on the memory as a flagged expression does */
+  GPtrArray *exprs = c->msg->id ? g_hash_table_lookup (refs->exprs, c->msg->id) : NULL;
+  g_autoptr (GPtrArray) none = g_ptr_array_new ();
+  if (!refs->mem || !refs->mem->turns || refs->mem->turns->len == 0)
+    return;
+  CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, max_chars);
+  if (item)
+    g_ptr_array_add (items, item);
 }

@@ -442,12 +442,6 @@ candidate_clear (CatchupCandidate *c)
   g_clear_pointer (&c->context, g_ptr_array_unref);
 }
 
-static gboolean
-is_turn (const CatchupMessage *msg)
-{
-  return msg && !(msg->flags & CATCHUP_MESSAGE_EVENT);
-}
-
 static GArray *
 gaps_of_utterance (CatchupMemory *mem, const CatchupMessage *msg)
 {
@@ -480,8 +474,6 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
   g_array_set_clear_func (cands, (GDestroyNotify) candidate_clear);
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *msg = window->pdata[i];
-    if (!is_turn (msg))
-      continue;
     CatchupCandidate c = { .msg = msg, .index = i, .answer = -1, .asked = -1, .superseded_by = -1 };
     c.clean = catchup_summary_clean (msg->text);
     c.folded = g_utf8_casefold (c.clean, -1);
@@ -999,6 +991,9 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
   add_agreement (line, cands, i);
   if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
     add_reply (line, cands, c, b->context_chars);
+  /* an answer shown under its question brings the references that explain it */
+  if (line->reply->len > 0)
+    g_ptr_array_extend_and_steal (line->context, g_ptr_array_ref (cand (cands, c->answer)->context));
   return line;
 }
 
@@ -1014,11 +1009,11 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
 
   if (!mem || !mem->turns || mem->turns->len == 0)
     return;
-  refs = catchup_summary_refs_new (mem);
+  refs = catchup_summary_refs_new (mem, cands);
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if ((c->score > 0 || c->gaps->len > 0) && c->words >= 3) {
-      catchup_summary_resolve (c->context, c, refs, max_chars);
+      catchup_summary_resolve (c->context, c, i, refs, max_chars);
       if (c->context->len > 0)
         c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
     }
@@ -1030,7 +1025,7 @@ drop_kind (GPtrArray *lines, guint kind, guint excess)
 {
   for (guint i = lines->len; i-- > 0 && excess > 0;) {
     CatchupSummaryLine *l = lines->pdata[i];
-    GPtrArray *items[] = { NULL, l->agreed, l->context, l->supersedes };
+    GPtrArray *items[] = { NULL, l->agreed, l->supersedes, l->context };
     if (kind == 0 && l->no_reply) {
       l->no_reply = FALSE;
       excess--;
@@ -1048,7 +1043,8 @@ drop_kind (GPtrArray *lines, guint kind, guint excess)
 }
 
 /* Items are dropped where the budget is exceeded, latest lines first: "no reply yet", then agreement,
- * references and replaced states; answers stay with their questions. */
+ * replaced states and references (a line without the reference it leans on dangles; without the state it
+ * replaced it still says what holds now); answers stay with their questions. */
 static void
 fit_items (GPtrArray *lines, guint rendered)
 {

@@ -4,6 +4,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "catchup-headline.h"
 #include "catchup-summary-private.h"
 #include "catchup-text.h"
 
@@ -227,12 +228,6 @@ catchup_summary_sanitize (const char *text)
 
 /* ---- the headline ---- */
 
-static gboolean
-is_turn (const CatchupMessage *msg)
-{
-  return msg && !(msg->flags & CATCHUP_MESSAGE_EVENT);
-}
-
 void
 catchup_summary_set_head (CatchupSummary *summary, GPtrArray *window, guint total)
 {
@@ -242,8 +237,6 @@ catchup_summary_set_head (CatchupSummary *summary, GPtrArray *window, guint tota
   memset (h, 0, sizeof *h);
   for (guint i = 0; window && i < window->len; i++) {
     CatchupMessage *m = window->pdata[i];
-    if (!is_turn (m))
-      continue;
     if (h->messages++ == 0)
       h->first_ts = m->ts;
     h->last_ts = m->ts;
@@ -256,23 +249,8 @@ catchup_summary_set_head (CatchupSummary *summary, GPtrArray *window, guint tota
 
   g_free (summary->headline);
   summary->headline = NULL;
-  if (h->messages == 0) {
-    summary->headline = g_strdup (_("No messages to catch up on."));
-    return;
-  }
-  gboolean spans_days = catchup_summary_utc_day (h->first_ts) != catchup_summary_utc_day (h->last_ts);
-  g_autofree char *msgs = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u message", "%u messages", h->messages),
-                                           h->messages);
-  g_autofree char *ppl = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u person", "%u people", h->people),
-                                          h->people);
-  /* Translators: strftime format of the headline's first and last time when they fall on different days,
-   * e.g. "Tue 03 Mar 14:43" */
-  const char *dated = C_("time", "%a %d %b %H:%M");
-  g_autofree char *from = catchup_summary_format_time (h->first_ts, spans_days ? dated : C_("time", "%a %H:%M"));
-  g_autofree char *to = catchup_summary_format_time (h->last_ts, spans_days ? dated : "%H:%M");
-  /* Translators: "45 messages from 6 people, Tue 14:43 – Wed 10:23 UTC" */
-  g_autofree char *line = g_strdup_printf (_("%s from %s, %s – %s UTC"), msgs, ppl, from, to);
-  if (!h->capped) {
+  g_autofree char *line = catchup_headline_text (h->messages, h->people, h->first_ts, h->last_ts, NULL);
+  if (h->messages == 0 || !h->capped) {
     summary->headline = g_steal_pointer (&line);
     return;
   }

@@ -20,10 +20,16 @@ static const char *const stop_words[] = {
   "you", "your", "yours", "yourself", "yourselves",
 };
 
+/* The longest of stop_words: a longer word needs no look-up. */
+#define STOP_WORD_MAX 10
+
 gboolean
 catchup_text_is_stop_word (const char *word)
 {
   static GHashTable *set;
+
+  if (strnlen (word, STOP_WORD_MAX + 1) > STOP_WORD_MAX)
+    return FALSE;
 
   /* asked for every word of every message: a hash set, filled once (GHashTable lookups are thread-safe) */
   if (g_once_init_enter (&set))
@@ -31,7 +37,10 @@ catchup_text_is_stop_word (const char *word)
       GHashTable *s = g_hash_table_new (g_str_hash, g_str_equal);
 
       for (guint i = 0; i < G_N_ELEMENTS (stop_words); i++)
-        g_hash_table_add (s, (gpointer) stop_words[i]);
+        {
+          g_warn_if_fail (strlen (stop_words[i]) <= STOP_WORD_MAX);
+          g_hash_table_add (s, (gpointer) stop_words[i]);
+        }
       g_once_init_leave (&set, s);
     }
   return g_hash_table_contains (set, word);
@@ -45,6 +54,10 @@ is_vowel (char c)
 
 /* A light English suffix stripper: plurals, -ing, -ed. Conservative on short words, where stripping
  * merges unrelated words ("bed", "sing"); ASCII words only, other scripts are left as they are. */
+/* Whether the n bytes at s end in the literal suffix (its length known at compile time). */
+#define HAS_SUFFIX(s, n, suffix) \
+  ((n) >= sizeof (suffix) - 1 && memcmp ((s) + (n) - (sizeof (suffix) - 1), suffix, sizeof (suffix) - 1) == 0)
+
 static void
 stem_in_place (GString *w)
 {
@@ -54,13 +67,13 @@ stem_in_place (GString *w)
   for (gsize i = 0; i < n; i++)
     if ((guchar) s[i] >= 0x80 || g_ascii_isdigit (s[i]))
       return;
-  if (n > 4 && g_str_has_suffix (s, "ies"))
+  if (n > 4 && HAS_SUFFIX (s, n, "ies"))
     g_string_truncate (g_string_overwrite (w, n - 3, "y"), n - 2);
-  else if (n > 4 && g_str_has_suffix (s, "sses"))
+  else if (n > 4 && HAS_SUFFIX (s, n, "sses"))
     g_string_truncate (w, n - 2);
   else if (n > 3 && s[n - 1] == 's' && !strchr ("sui", s[n - 2]))
     g_string_truncate (w, n - 1);
-  else if ((n > 5 && g_str_has_suffix (s, "ing")) || (n > 4 && g_str_has_suffix (s, "ed")))
+  else if ((n > 5 && HAS_SUFFIX (s, n, "ing")) || (n > 4 && HAS_SUFFIX (s, n, "ed")))
     {
       gsize cut = s[n - 1] == 'g' ? 3 : 2;
       gboolean has_vowel = FALSE;
@@ -127,8 +140,9 @@ static GPtrArray *
 text_words (const char *text, gboolean stem, gboolean drop_stop)
 {
   g_autofree char *folded = fold (text);
-  g_autoptr (GString) word = g_string_new (NULL);
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) word = g_string_sized_new (32);
+  /* about one term in six bytes of chat: sized once instead of grown step by step */
+  GPtrArray *out = g_ptr_array_new_full ((guint) MIN (strlen (folded) / 6 + 1, 4096), g_free);
 
   for (const char *p = folded; *p; p = g_utf8_next_char (p))
     {

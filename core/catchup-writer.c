@@ -3,8 +3,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "catchup-embed-cache.h"
-#include "catchup-index.h"
 #include "catchup-error.h"
+#include "catchup-index.h"
 #include "catchup-records.h"
 #include "catchup-retention.h"
 #include "catchup-writer.h"
@@ -18,7 +18,6 @@
 
 typedef enum {
   OP_ADD,
-  OP_EVENT,
   OP_NICK,
   OP_PRESENT,
   OP_CALL,
@@ -41,8 +40,7 @@ typedef struct {
   char *protocol, *account, *room;
   CatchupMessage *msg;
   gint64 ts;
-  CatchupRoomEventKind event;
-  char *a, *b;                  /* event nick + detail, or old + new nick */
+  char *a, *b;                  /* old + new nick */
   GTask *task;                  /* calls: an async one has a task, */
   SyncCall *sync;               /* a sync one a waiter */
   GCancellable *cancellable;    /* of a sync call */
@@ -500,8 +498,6 @@ run_simple_locked (CatchupWriter *w, Op *op, GError **error)
     return FALSE;
   switch (op->kind)
     {
-    case OP_EVENT:
-      return catchup_store_add_event (w->store, id, op->ts, op->event, op->a, op->b, error);
     case OP_NICK:
       return catchup_store_add_nick_change (w->store, id, op->ts, op->a, op->b, error);
     case OP_PRESENT:
@@ -511,7 +507,7 @@ run_simple_locked (CatchupWriter *w, Op *op, GError **error)
     }
 }
 
-/* An event, nick change or presence mark under its own savepoint. */
+/* A nick change or presence mark under its own savepoint. */
 static gboolean
 run_simple (CatchupWriter *w, Op *op, GError **error)
 {
@@ -783,6 +779,7 @@ worker (gpointer data)
 {
   CatchupWriter *w = data;
 
+  catchup_store_take_over (w->store);
   while (run_round (w))
     ;
   finish (w);
@@ -810,6 +807,8 @@ catchup_writer_new (const char *db_path, GError **error)
   w->abort = g_cancellable_new ();
   catchup_store_set_abort (store, w->abort);
   catchup_store_set_busy_timeout (store, WRITER_BUSY_TIMEOUT_MS);
+  /* from here on the worker's alone (it is closed here again only after the worker has ended) */
+  catchup_store_hand_over (store);
   w->context = g_main_context_ref_thread_default ();
   w->rooms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   w->held = g_ptr_array_new ();
@@ -991,22 +990,6 @@ catchup_writer_add (CatchupWriter *writer, const char *protocol, const char *acc
 }
 
 void
-catchup_writer_add_event (CatchupWriter *writer, const char *protocol, const char *account, const char *room,
-                          gint64 ts, CatchupRoomEventKind kind, const char *nick, const char *detail)
-{
-  Op *op;
-
-  g_return_if_fail (writer != NULL && protocol != NULL && account != NULL && room != NULL && nick != NULL);
-
-  op = op_new (OP_EVENT, protocol, account, room);
-  op->ts = ts;
-  op->event = kind;
-  op->a = g_strdup (nick);
-  op->b = g_strdup (detail);
-  push (writer, op);
-}
-
-void
 catchup_writer_add_nick_change (CatchupWriter *writer, const char *protocol, const char *account,
                                 const char *room, gint64 ts, const char *old_nick, const char *new_nick)
 {
@@ -1107,6 +1090,19 @@ catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCan
                            GError **error)
 {
   return catchup_writer_call_sync (writer, embed_write_call, (gpointer) write, cancellable, error) != NULL;
+}
+
+static gpointer
+records_write_call (CatchupStore *store, gpointer data, GError **error)
+{
+  return catchup_records_model_store (store, data, error) ? GINT_TO_POINTER (1) : NULL;
+}
+
+gboolean
+catchup_writer_records_sink (CatchupRecordsModelWrite *write, gpointer writer, GCancellable *cancellable,
+                             GError **error)
+{
+  return catchup_writer_call_sync (writer, records_write_call, write, cancellable, error) != NULL;
 }
 
 static gpointer

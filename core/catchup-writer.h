@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 
 #include "catchup-embed-cache.h"
+#include "catchup-records-model.h"
 #include "catchup-store.h"
 
 G_BEGIN_DECLS
@@ -10,11 +11,12 @@ G_BEGIN_DECLS
 /*
  * The history writer: a queue and one worker thread that owns the only writing CatchupStore connection of a
  * database. Everything that writes the history goes through it: messages, presence, settings, retention, and
- * the model vectors the background embedding fill computes on its own thread.
+ * the model vectors the background embedding fill computes on its own thread, and the records the background
+ * model writer of records draws.
  *
  * A chat client must never wait for the disk, so every write is queued and returns at once; the worker drains
  * the queue in batches. A batch's writes (the operations between two calls) are one transaction with one
- * savepoint per room and per event, so a room whose rows fail does not take another room's rows with it.
+ * savepoint per room and per rename, so a room whose rows fail does not take another room's rows with it.
  * Operations run in the order they were queued, so a call queued after some messages sees them committed —
  * unless they are kept because of a fault:
  *
@@ -25,7 +27,7 @@ G_BEGIN_DECLS
  * clears. The status function hears of the fault once, of each further room that gets kept writes, and of the
  * recovery. Other failures (a bad row) drop only that write and are counted in the stats.
  *
- * Threads: the producer functions (add, events, calls, flush) are meant for one thread, the UI's main loop;
+ * Threads: the producer functions (add, renames, calls, flush) are meant for one thread, the UI's main loop;
  * catchup_writer_call_sync is for other threads (a background job). Callbacks of catchup_writer_call_async run
  * on the thread-default main context of the caller; the status function on the context that created the
  * writer.
@@ -56,7 +58,7 @@ typedef struct {
 
 typedef struct {
   CatchupWriterFault fault;   /* CATCHUP_WRITER_OK: recovered, everything kept is written */
-  guint64 n_kept;             /* messages waiting (events and presence not counted) */
+  guint64 n_kept;             /* messages waiting (renames and presence not counted) */
   guint64 n_saved;            /* on recovery: the kept messages that were written */
   char *detail;               /* SQLite's words for the fault; NULL on recovery */
   GPtrArray *rooms;           /* of CatchupWriterRoom: the rooms with kept messages (empty on recovery) */
@@ -94,8 +96,6 @@ void catchup_writer_set_status_func (CatchupWriter *writer, CatchupWriterStatusF
 /* Queues one message of a room (created on first use); takes ownership of msg. */
 void catchup_writer_add (CatchupWriter *writer, const char *protocol, const char *account, const char *room,
                          CatchupMessage *msg);
-void catchup_writer_add_event (CatchupWriter *writer, const char *protocol, const char *account, const char *room,
-                               gint64 ts, CatchupRoomEventKind kind, const char *nick, const char *detail);
 void catchup_writer_add_nick_change (CatchupWriter *writer, const char *protocol, const char *account,
                                      const char *room, gint64 ts, const char *old_nick, const char *new_nick);
 /* Moves the room's "last present" time forward to ts (never back). */
@@ -118,6 +118,11 @@ gpointer catchup_writer_call_sync (CatchupWriter *writer, CatchupWriterFunc func
  * stores its vectors through the writer, waiting for each write (catchup_writer_call_sync). */
 gboolean catchup_writer_embed_sink (const CatchupEmbedWrite *write, gpointer writer, GCancellable *cancellable,
                                     GError **error);
+
+/* A CatchupRecordsModelSink whose user_data is the writer: the background model writer of records asks the
+ * model from its own thread and stores each segment's checked actions through the writer, waiting for each. */
+gboolean catchup_writer_records_sink (CatchupRecordsModelWrite *write, gpointer writer, GCancellable *cancellable,
+                                      GError **error);
 
 /* Deletes the history older than cutoff_ts (catchup_retention_prune) on the worker, after everything queued
  * before it: retention never makes the main loop wait for the disk. Cancelling stops it at once. */

@@ -2,6 +2,7 @@
 
 /* The core library's umbrella header: the plugin and the command-line tool include only this. */
 
+#include "catchup-db.h"
 #include "catchup-error.h"
 #include "catchup-message.h"
 #include "catchup-text.h"
@@ -16,10 +17,13 @@
 #include "catchup-retrieve.h"
 #include "catchup-gaps.h"
 #include "catchup-memory.h"
+#include "catchup-nicks.h"
 #include "catchup-records.h"
 #include "catchup-records-model.h"
 #include "catchup-ask.h"
+#include "catchup-ask-answer.h"
 #include "catchup-about.h"
+#include "catchup-headline.h"
 #include "catchup-summary.h"
 #include "catchup-embed-cache.h"
 #include "catchup-llm.h"
@@ -28,4 +32,5 @@
 #include "catchup-llm-prompt.h"
 #include "catchup-llm-select.h"
 #include "catchup-llm-summary.h"
+#include "catchup-window.h"
 #include "catchup-engine.h"

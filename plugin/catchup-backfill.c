@@ -250,25 +250,16 @@ batch_free (gpointer data)
   g_free (batch);
 }
 
-/* A join, part or nick change of the log, as the live signals record them. */
+/* A nick change of the log, as the live signals record them; joins and parts are not kept. */
 static gboolean
 store_event (CatchupStore *store, gint64 room, const CatchupChatlogLine *line, GError **error)
 {
-  switch (line->kind)
-    {
-    case CATCHUP_CHATLOG_JOIN:
-      return catchup_store_add_event (store, room, line->ts, CATCHUP_ROOM_EVENT_JOIN, line->nick, NULL, error);
-    case CATCHUP_CHATLOG_PART:
-      return catchup_store_add_event (store, room, line->ts, CATCHUP_ROOM_EVENT_PART, line->nick, line->text,
-                                      error);
-    case CATCHUP_CHATLOG_NICK:
-      return catchup_store_add_nick_change (store, room, line->ts, line->nick, line->text, error);
-    default:
-      return TRUE;
-    }
+  if (line->kind != CATCHUP_CHATLOG_NICK)
+    return TRUE;
+  return catchup_store_add_nick_change (store, room, line->ts, line->nick, line->text, error);
 }
 
-/* On the writer thread, in one transaction: the log's events, then its messages; how many of those were new. */
+/* On the writer thread, in one transaction: the log's renames, then its messages; how many of those were new. */
 static gpointer
 store_batch (CatchupStore *store, gpointer data, GError **error)
 {

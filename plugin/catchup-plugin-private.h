@@ -73,6 +73,11 @@ void catchup_room_key_free (CatchupRoomKey *key);
 char *catchup_room_key_spec (const CatchupRoomKey *key);
 /* The open conversation of key, or NULL when it was closed or its account went away. */
 PurpleConversation *catchup_room_key_find_conv (const CatchupRoomKey *key);
+/* The result of a writer call made for key's room (catchup_writer_call_finish), with the room's conversation in
+ * *conv; *conv is NULL when the conversation was closed meanwhile or the plugin unloaded (then nothing was
+ * finished). */
+gpointer catchup_room_call_finish (GAsyncResult *res, const CatchupRoomKey *key, PurpleConversation **conv,
+                                   GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupRoomKey, catchup_room_key_free)
 
 /* Core log messages (GLib domain "catchup") go to purple_debug, on the main loop, while the plugin is loaded. */
@@ -115,18 +120,52 @@ void catchup_prefs_init (void);
 PurplePluginPrefFrame *catchup_prefs_frame (PurplePlugin *plugin);
 char *catchup_prefs_db_path (void);
 
-/* Signals: indexing and the automatic catch-up on rejoin. */
+/* Signals (catchup-signals.c): connects the modules below to libpurple's signals; presence as the user comes
+ * and goes. */
 void catchup_signals_start (PurplePlugin *plugin);
 void catchup_signals_stop (void);
 void catchup_signals_mark_present (PurpleConversation *conv);
 
-/* Commands and the catch-up itself. */
+/* Indexing (catchup-indexing.c): a line written into a conversation becomes a message of its room's history. */
+void catchup_indexing_add (PurpleConversation *conv, const char *who, const char *markup, PurpleMessageFlags flags);
+/* Whether conv's room is indexed: its settings, the IM preference and the consent to index unlogged chats. */
+gboolean catchup_indexing_wanted (PurpleConversation *conv);
+
+/* The automatic catch-up on rejoin (catchup-rejoin.c): a quiet period after the join lets history playback
+ * arrive, then a catch-up runs when enough was said since the user was last present. */
+void catchup_rejoin_joined (PurpleConversation *conv);
+/* A line arrived: a quiet period still running starts again. */
+void catchup_rejoin_activity (PurpleConversation *conv);
+void catchup_rejoin_left (PurpleConversation *conv);
+/* Monotonic microseconds of conv's last join in this session; 0 when none was seen. */
+gint64 catchup_rejoin_joined_at (PurpleConversation *conv);
+void catchup_rejoin_start (void);
+void catchup_rejoin_stop (void);
+
+/* Renames (catchup-nicks.c): libpurple 2.x tells none, so they are inferred from the chat buddies and kept in the
+ * room's nick history. */
+void catchup_nicks_buddy_joined (PurpleConversation *conv, const char *name);
+void catchup_nicks_buddy_leaving (PurpleConversation *conv, const char *name);
+void catchup_nicks_buddy_deleting (PurpleConvChatBuddy *cb);
+void catchup_nicks_conversation_closed (PurpleConversation *conv);
+void catchup_nicks_start (void);
+void catchup_nicks_stop (void);
+
+/* The /catchup command (catchup-commands.c): its words, its help, and which module answers. */
 void catchup_commands_start (PurplePlugin *plugin);
 void catchup_commands_stop (void);
 /* /catchup ask QUESTION and /catchup @nick (catchup-social.c); FALSE when words are neither. */
 gboolean catchup_social_dispatch (PurpleConversation *conv, char **words);
-/* Starts a catch-up of conv; automatic ones say nothing when there is nothing to say. */
-void catchup_run (PurpleConversation *conv, const CatchupWindow *window, gboolean post, gboolean automatic);
+/* /catchup status and /catchup forget (catchup-status.c). */
+void catchup_status_show (PurpleConversation *conv);
+void catchup_status_ask_forget (PurpleConversation *conv);
+
+/* The catch-up itself (catchup-run.c): window (catchup-window.h, capped here by the room's maximum) resolved on
+ * the writer after the lines still queued, a first line saying what it covers, the engine, the result. arg is
+ * the window as typed, for the answer to an empty one (NULL: none typed); automatic ones say nothing when there is
+ * nothing to say. */
+void catchup_run (PurpleConversation *conv, const CatchupWindow *window, const char *arg, gboolean post,
+                  gboolean automatic);
 
 /* "Last present" per room on the main loop (the XMPP join asks for the history since then). */
 void catchup_presence_note (const CatchupRoomKey *key, gint64 ts);
@@ -188,6 +227,14 @@ typedef struct {
 } CatchupRow;
 
 GPtrArray *catchup_render_rows (const CatchupSummary *summary, gboolean for_room);
+/* A time of the room's history for a notice, in the user's zone: the clock alone today, the weekday within the
+ * last six days, else the date too. */
+char *catchup_render_time (gint64 ts);
+/* A count for a translated notice: numbers are formatted outside the strings, as xgettext cannot read
+ * G_GINT64_FORMAT. */
+char *catchup_render_count (gint64 n);
+/* n for ngettext, clamped to what it takes. */
+gulong catchup_render_plural (gint64 n);
 
 /* Output into conversations. */
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);

@@ -77,6 +77,20 @@ catchup_room_key_find_conv (const CatchupRoomKey *key)
   return NULL;
 }
 
+gpointer
+catchup_room_call_finish (GAsyncResult *res, const CatchupRoomKey *key, PurpleConversation **conv, GError **error)
+{
+  gpointer result;
+
+  *conv = NULL;
+  /* cancelled on unload: the writer is gone and nobody is to be told */
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (res))))
+    return NULL;
+  result = catchup_writer_call_finish (catchup_plugin.writer, res, error);
+  *conv = catchup_room_key_find_conv (key);
+  return result;
+}
+
 /* ---------- load / unload ---------- */
 
 static void

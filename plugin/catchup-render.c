@@ -6,46 +6,10 @@
  * zone, formatted here from the timestamps core hands over, with the weekday once the catch-up spans days and the
  * date once it spans a week (a weekday alone could then mean two days). Every field is sanitised on its own. */
 
-typedef enum { SPAN_CLOCK, SPAN_WEEKDAY, SPAN_DATE } SpanStyle;
-
-static GDateTime *
-local (gint64 ts)
-{
-  return g_date_time_new_from_unix_local (ts);
-}
-
-static gboolean
-same_day (gint64 a, gint64 b)
-{
-  g_autoptr (GDateTime) x = local (a);
-  g_autoptr (GDateTime) y = local (b);
-
-  return x && y && g_date_time_get_year (x) == g_date_time_get_year (y)
-         && g_date_time_get_day_of_year (x) == g_date_time_get_day_of_year (y);
-}
-
-static SpanStyle
-span_style (gint64 first, gint64 last)
-{
-  if (same_day (first, last))
-    return SPAN_CLOCK;
-  return ABS (last - first) < 6 * 86400 ? SPAN_WEEKDAY : SPAN_DATE;
-}
-
-static char *
-format_local (gint64 ts, SpanStyle style)
-{
-  g_autoptr (GDateTime) dt = local (ts);
-  /* Translators: times of a catch-up, strftime formats: the clock, weekday and clock, weekday date and clock */
-  const char *format = style == SPAN_CLOCK ? C_("time", "%H:%M")
-                       : style == SPAN_WEEKDAY ? C_("time", "%a %H:%M") : C_("time", "%a %d %b %H:%M");
-
-  return dt ? g_date_time_format (dt, format) : g_strdup ("?");
-}
-
 typedef struct {
   GPtrArray *rows;      /* CatchupRow */
-  SpanStyle style;      /* of the window's lines */
+  GTimeZone *tz;         /* the user's */
+  CatchupTimeStyle style; /* of the window's lines */
   gint64 last_ts;       /* the window's end: a cited turn from another day gets its day */
 } Render;
 
@@ -75,24 +39,9 @@ row_free (CatchupRow *row)
 static char *
 item_time (const Render *r, gint64 ts)
 {
-  return format_local (ts, MAX (r->style, span_style (ts, r->last_ts)));
-}
+  CatchupTimeStyle own = catchup_headline_time_style (ts, r->last_ts, r->tz);
 
-static char *
-headline (const CatchupSummaryHead *head)
-{
-  SpanStyle style = span_style (head->first_ts, head->last_ts);
-  g_autofree char *first = format_local (head->first_ts, style == SPAN_CLOCK ? SPAN_WEEKDAY : style);
-  g_autofree char *last = format_local (head->last_ts, style);
-  g_autofree char *messages = g_strdup_printf ("%u", head->messages);
-  g_autofree char *people = g_strdup_printf ("%u", head->people);
-  g_autofree char *count = NULL;
-  g_autofree char *from = NULL;
-
-  /* Translators: the headline of a catch-up is "%s messages" + " from %s people" + ", Tue 09:02 – 09:55" */
-  count = g_strdup_printf (ngettext ("%s message", "%s messages", head->messages), messages);
-  from = g_strdup_printf (ngettext ("from %s person", "from %s people", head->people), people);
-  return g_strdup_printf ("%s %s, %s – %s", count, from, first, last);
+  return catchup_headline_format_time (ts, MAX (r->style, own), r->tz);
 }
 
 /* "text (speaker, Tue 09:38)" for a cited turn, the text alone for a model's uncited note. */
@@ -177,11 +126,14 @@ add_left_out (Render *r, const CatchupSummary *summary)
 GPtrArray *
 catchup_render_rows (const CatchupSummary *summary, gboolean for_room)
 {
-  Render r = { g_ptr_array_new_with_free_func ((GDestroyNotify) row_free), SPAN_CLOCK, summary->head.last_ts };
+  const CatchupSummaryHead *head = &summary->head;
+  g_autoptr (GTimeZone) tz = g_time_zone_new_local ();
+  Render r = { g_ptr_array_new_with_free_func ((GDestroyNotify) row_free), tz,
+               catchup_headline_time_style (head->first_ts, head->last_ts, tz), head->last_ts };
   gint section = -1;
 
-  r.style = span_style (summary->head.first_ts, summary->head.last_ts);
-  add_row (&r, CATCHUP_ROW_HEADLINE, NULL, NULL, headline (&summary->head));
+  add_row (&r, CATCHUP_ROW_HEADLINE, NULL, NULL,
+           catchup_headline_text (head->messages, head->people, head->first_ts, head->last_ts, tz));
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
     {
       const CatchupSummaryLine *line = summary->lines->pdata[i];
@@ -193,7 +145,7 @@ catchup_render_rows (const CatchupSummary *summary, gboolean for_room)
         }
       add_row (&r, CATCHUP_ROW_LINE, line->speaker,
                !line->speaker || !line->ts ? NULL
-               : line->before != NULL ? item_time (&r, line->ts) : format_local (line->ts, r.style),
+               : line->before != NULL ? item_time (&r, line->ts) : catchup_headline_format_time (line->ts, r.style, tz),
                g_strdup (line->text ? line->text : ""));
       add_items (&r, line);
     }
@@ -205,4 +157,25 @@ catchup_render_rows (const CatchupSummary *summary, gboolean for_room)
         add_row (&r, CATCHUP_ROW_NOTE, NULL, NULL, g_strdup (summary->notice));
     }
   return r.rows;
+}
+
+char *
+catchup_render_time (gint64 ts)
+{
+  g_autoptr (GTimeZone) tz = g_time_zone_new_local ();
+  CatchupTimeStyle style = catchup_headline_time_style (ts, g_get_real_time () / G_USEC_PER_SEC, tz);
+
+  return catchup_headline_format_time (ts, style, tz);
+}
+
+char *
+catchup_render_count (gint64 n)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT, n);
+}
+
+gulong
+catchup_render_plural (gint64 n)
+{
+  return (gulong) CLAMP (n, 0, G_MAXLONG);
 }

@@ -133,6 +133,58 @@ append_records (GString *out, const char *heading, GPtrArray *records)
     }
 }
 
+/* Where a cited turn is, for the reader: its time and speaker, as the evidence below shows them ("Tue 09:12
+ * bob"); the id when it is not among them. */
+static char *
+cited_place (const CatchupAskResult *res, const char *id)
+{
+  for (guint i = 0; i < res->memory->turns->len; i++)
+    {
+      const CatchupMessage *m = res->memory->turns->pdata[i];
+      g_autoptr (GDateTime) dt = NULL;
+      g_autofree char *when = NULL;
+
+      if (g_strcmp0 (m->id, id) != 0)
+        continue;
+      dt = g_date_time_new_from_unix_local (m->ts);
+      when = dt ? g_date_time_format (dt, "%a %H:%M") : g_strdup ("?");
+      return g_strdup_printf ("%s %s", when, m->speaker);
+    }
+  return g_strdup (id);
+}
+
+/* The model's short answer first, each sentence with the turns it cites; or why there is none. */
+static void
+append_answer (GString *out, const CatchupAskResult *res)
+{
+  for (guint i = 0; res->answer && i < res->answer->lines->len; i++)
+    {
+      const CatchupAskLine *line = res->answer->lines->pdata[i];
+      g_autofree char *text = catchup_text_sanitize (line->text);
+      g_autofree char *cited = NULL;
+      g_autoptr (GString) places = g_string_new (NULL);
+
+      for (guint j = 0; j < line->ids->len; j++)
+        {
+          g_autofree char *place = cited_place (res, line->ids->pdata[j]);
+
+          g_string_append_printf (places, "%s%s", j ? "; " : "", place);
+        }
+      cited = catchup_text_sanitize (places->str);
+      if (i == 0)
+        g_string_append_printf (out, "\n%s", _("Answer:"));
+      g_string_append_printf (out, "\n  %s [%s]", text, cited);
+    }
+  if (res->notice)
+    {
+      g_autofree char *notice = catchup_text_sanitize (res->notice);
+
+      g_string_append_printf (out, "\n%s", notice);
+    }
+  if (res->answer)
+    g_string_append_printf (out, "\n%s", _("Evidence:"));
+}
+
 static char *
 render_ask (const CatchupAskResult *res)
 {
@@ -140,6 +192,7 @@ render_ask (const CatchupAskResult *res)
   g_autofree char *question = catchup_text_sanitize (res->query->question);
 
   g_string_append_printf (out, _("Asked: %s"), question);
+  append_answer (out, res);
   for (guint i = 0; i < res->rows->len; i++)
     {
       const CatchupAskRow *row = res->rows->pdata[i];
@@ -183,6 +236,62 @@ render_about (const CatchupAbout *about, guint window_len)
 }
 
 static void
+show_ask (const CatchupRoomKey *key, const CatchupAskResult *res)
+{
+  PurpleConversation *conv = catchup_room_key_find_conv (key);
+  g_autofree char *text = NULL;
+
+  if (conv == NULL)
+    return;
+  text = render_ask (res);
+  catchup_output_local (conv, text);
+}
+
+static void
+answer_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (CatchupRoomKey) key = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupAskResult) res = NULL;
+
+  /* the plugin unloads */
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
+  res = catchup_ask_answer_finish (result, &error);
+  if (res != NULL)
+    show_ask (key, res);
+}
+
+/* With a chat model configured, its short answer is asked for in a worker (never on the history writer's
+ * thread, which would hold every write behind a model call); TRUE when it was, and then res is taken. */
+static gboolean
+ask_model (const CatchupRoomKey *key, CatchupAskResult *res)
+{
+  CatchupLlmConfig *config = catchup_model_config_from_prefs ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupLlm) llm = NULL;
+  gboolean chat = config != NULL && config->chat_model != NULL && *config->chat_model != '\0';
+
+  llm = chat ? catchup_llm_new (config, &error) : NULL;
+  catchup_llm_config_free (config);
+  if (!chat)
+    return FALSE;
+  if (llm == NULL)
+    {
+      res->notice = g_strdup_printf (_("Model not used for the answer: %s; this is the evidence."), error->message);
+      return FALSE;
+    }
+  catchup_ask_answer_async (llm, res, catchup_plugin.cancellable, answer_done, catchup_room_key_copy (key));
+  {
+    PurpleConversation *conv = catchup_room_key_find_conv (key);
+
+    if (conv != NULL)
+      catchup_output_local (conv, _("Asking the model for a short answer…"));
+  }
+  return TRUE;
+}
+
+static void
 social_done (GObject *source, GAsyncResult *res, gpointer data)
 {
   g_autoptr (CatchupRoomKey) key = data;
@@ -191,15 +300,22 @@ social_done (GObject *source, GAsyncResult *res, gpointer data)
   g_autofree char *text = NULL;
   PurpleConversation *conv;
 
-  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (res))))
-    return;
-  result = catchup_writer_call_finish (catchup_plugin.writer, res, &error);
-  if ((conv = catchup_room_key_find_conv (key)) == NULL)
+  result = catchup_room_call_finish (res, key, &conv, &error);
+  if (result != NULL && result->ask != NULL)
+    {
+      CatchupAskResult *ask = g_steal_pointer (&result->ask);
+
+      if (!ask_model (key, ask))
+        {
+          show_ask (key, ask);
+          catchup_ask_result_free (ask);
+        }
+      return;
+    }
+  if (conv == NULL)
     return;
   if (result == NULL)
     text = g_strdup (error ? error->message : _("No answer."));
-  else if (result->ask)
-    text = render_ask (result->ask);
   else
     text = render_about (result->about, result->window_len);
   catchup_output_local (conv, text);

@@ -12,7 +12,8 @@ Behaviours: ok, nousage, slow, trickle, 429once, 429always, 429long, 500once, 50
 404, malformed, badshape, truncated, oversized, oversized-cl, wrongtype, dimchange, gaps, summary, inject,
 catchup (gaps, evidence selection or summary, whichever the prompt asks for), select, selectnone,
 catchup-selectnone and catchup-selectbad (catchup, but the selection chooses nothing / answers without JSON),
-records (the records writer's actions, valid and invalid);
+records (the records writer's actions, valid and invalid), ask (a short answer to a question, with sentences
+the client must drop), askwrongids, askunknownperson (only such sentences), askprose (no JSON at all);
 "KIND-nousage" is KIND without usage figures in the answer.
 
 Reply shapes of real servers, each around the catch-up answer (raw JSON, as catchup would send it):
@@ -159,8 +160,38 @@ def data_blocks_any(prompt):
     return blocks
 
 
+def ask_reply(prompt, variant="mixed"):
+    """A short answer to a question: a sentence per evidence turn (its speaker, its id), then for "mixed" one
+    of each kind the client must drop (an id that is no evidence, a person outside the roster, a person the
+    cited turn is not about) and one whose unknown id goes while its good one stays; "wrongids" cites only ids
+    that are no evidence, "unknownperson" names only people outside the roster."""
+    turns = data_blocks(prompt).get("EVIDENCE", [])
+    roster = re.search(r"^The people of the room: (.*)$", prompt, re.M)
+    roster = roster.group(1).split(", ") if roster else []
+    if variant == "wrongids":
+        answer = [{"person": t["speaker"], "text": t["speaker"] + " said so.", "ids": ["ghost-" + t["id"]]}
+                  for t in turns]
+    elif variant == "unknownperson":
+        answer = [{"person": "mallory-not-here", "text": "mallory said so.", "ids": [t["id"]]} for t in turns]
+    else:
+        answer = [{"person": t["speaker"], "text": t["speaker"] + " said: " + t["text"][:40], "ids": [t["id"]]}
+                  for t in turns[:2]]
+        if turns:
+            first = turns[0]
+            stranger = [p for p in roster if p != first["speaker"] and p.lower() not in first["text"].lower()]
+            answer += [{"person": None, "text": "the group heard it.", "ids": [first["id"], "ghost-id"]},
+                       {"person": first["speaker"], "text": "a sentence citing nothing real", "ids": ["ghost-id"]},
+                       {"person": "mallory-not-here", "text": "mallory decided everything", "ids": [first["id"]]}]
+            if stranger:
+                answer.append({"person": stranger[0], "text": stranger[0] + " said what someone else said",
+                               "ids": [first["id"]]})
+    return json.dumps({"answer": answer})
+
+
 def catchup_json(prompt):
     """The answer a catch-up prompt asks for, as plain JSON."""
+    if '{"answer": [' in prompt:
+        return ask_reply(prompt)
     if '{"gaps": [' in prompt:
         reply = gaps_reply(prompt)
         return reply[reply.index("```json\n") + 8:reply.rindex("\n```")]
@@ -204,7 +235,10 @@ def records_reply(prompt):
 
 
 SCRIPTED = {"gaps": gaps_reply, "summary": summary_reply, "inject": inject_reply, "catchup": catchup_reply,
-            "records": records_reply,
+            "records": records_reply, "ask": ask_reply,
+            "askwrongids": lambda prompt: ask_reply(prompt, "wrongids"),
+            "askunknownperson": lambda prompt: ask_reply(prompt, "unknownperson"),
+            "askprose": lambda prompt: "I think everyone mostly agreed, more or less.",
             "select": select_reply, "selectnone": lambda prompt: select_reply(prompt, none=True),
             "catchup-selectnone": lambda prompt: catchup_select_reply(prompt, SCRIPTED["selectnone"]),
             "catchup-selectbad": lambda prompt: catchup_select_reply(prompt, lambda p: "I would pick the first.")}

@@ -15,7 +15,7 @@ LC_ALL=C
 export LC_ALL
 
 # The directories whose C files may carry translatable strings.
-scan_dirs="core plugin bench"
+scan_dirs="core plugin tool bench"
 
 sources_with_strings() {
   (cd "$srcdir" && for d in $scan_dirs; do

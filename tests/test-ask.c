@@ -244,6 +244,89 @@ test_ask_records (void)
     }
 }
 
+/* Budget left once the people's own turns are in goes to the room's turns on the question, in the evidence but
+ * never in a person's row. */
+static void
+test_ask_leftover (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = office_room (&room);
+  g_autoptr (CatchupAskResult) res = ask (store, room, "what does carol think of the new office?", 1024, &error);
+  const CatchupAskRow *row;
+  gboolean alice_in = FALSE;
+
+  g_assert_no_error (error);
+  row = res->rows->pdata[0];
+  for (guint i = 0; i < row->turns->len; i++)
+    {
+      const CatchupMessage *m = row->turns->pdata[i];
+
+      g_assert_true (g_strcmp0 (m->speaker, "carol") == 0 || strstr (m->text, "carol") != NULL);
+    }
+  for (guint i = 0; i < res->memory->turns->len; i++)
+    alice_in |= strcmp (((CatchupMessage *) res->memory->turns->pdata[i])->id, "1") == 0;
+  /* alice's view of the office is evidence too, within the budget */
+  g_assert_true (alice_in);
+  g_assert_cmpuint (res->memory->tokens, <=, 1024);
+}
+
+/* The model's answer is checked sentence by sentence: ids that are no evidence go, and so does a sentence left
+ * without one, one about someone outside the roster, or one about a person its turns are not by or about. */
+static void
+test_answer_checks (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 room;
+  g_autoptr (CatchupStore) store = office_room (&room);
+  g_autoptr (CatchupAskResult) res = ask (store, room, "What does everyone think of the new office?", 1024, &error);
+  g_autoptr (CatchupAskAnswer) answer = NULL, none = NULL;
+  g_autoptr (GPtrArray) cited = NULL;
+  g_autofree char *prompt = NULL, *text = NULL;
+  guint dropped = 0;
+  const char *reply =
+    "<think>the evidence first</think>Here it is:\n```json\n"
+    "{\"answer\": ["
+    " {\"person\": \"alice\", \"text\": \"Alice came round to the office.\", \"ids\": [\"1\", \"6\", \"ghost\"]},"
+    " {\"person\": \"@bob\", \"text\": \"Bob is fine with it.\", \"ids\": [5]},"
+    " {\"person\": null, \"text\": \"Most like it.\", \"ids\": [\"3\"]},"
+    " {\"person\": \"carol\", \"text\": \"Carol has no charger.\", \"ids\": [\"4\"]},"
+    " {\"person\": \"mallory\", \"text\": \"Mallory decided.\", \"ids\": [\"1\"]},"
+    " {\"person\": \"dave\", \"text\": \"Nothing real.\", \"ids\": [\"ghost\"]},"
+    " {\"text\": \"no ids at all\"}]}\n```";
+
+  g_assert_no_error (error);
+  prompt = catchup_ask_answer_prompt (res, &error);
+  g_assert_no_error (error);
+  /* the question, the roster and the evidence as a data block */
+  g_assert_nonnull (strstr (prompt, "What does everyone think of the new office?"));
+  g_assert_nonnull (strstr (prompt, "The people of the room: "));
+  g_assert_nonnull (strstr (strstr (prompt, "The people of the room: "), "dave"));
+  g_assert_nonnull (strstr (prompt, "<<<BEGIN EVIDENCE DATA"));
+  answer = catchup_ask_answer_parse (reply, res, &dropped, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (answer->lines->len, ==, 3);
+  g_assert_cmpuint (dropped, ==, 4);
+  /* spelled as in the roster; the unknown id gone, the good ones kept */
+  g_assert_cmpstr (((CatchupAskLine *) answer->lines->pdata[1])->person, ==, "Bob");
+  g_assert_null (((CatchupAskLine *) answer->lines->pdata[2])->person);
+  cited = catchup_ask_answer_cited (answer);
+  g_assert_cmpuint (cited->len, ==, 4);
+  g_assert_cmpstr (cited->pdata[0], ==, "1");
+  g_assert_cmpstr (cited->pdata[1], ==, "6");
+  g_assert_cmpstr (cited->pdata[2], ==, "5");
+  text = catchup_ask_answer_text (answer);
+  g_assert_cmpstr (text, ==, "Alice came round to the office. Bob is fine with it. Most like it.");
+  /* nothing usable, or no JSON: no answer */
+  none = catchup_ask_answer_parse ("{\"answer\": [{\"person\": \"mallory\", \"text\": \"x\", \"ids\": [\"1\"]}]}",
+                                   res, &dropped, &error);
+  g_assert_null (none);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+  g_clear_error (&error);
+  g_assert_null (catchup_ask_answer_parse ("I think they like it.", res, NULL, &error));
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_MODEL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -256,5 +339,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/ask/person-budget", test_ask_person_budget);
   g_test_add_func ("/catchup/ask/empty-and-room", test_ask_empty_and_room);
   g_test_add_func ("/catchup/ask/records", test_ask_records);
+  g_test_add_func ("/catchup/ask/leftover", test_ask_leftover);
+  g_test_add_func ("/catchup/ask/answer-checks", test_answer_checks);
   return g_test_run ();
 }

@@ -163,5 +163,51 @@ assert not m["used"], m
 assert m["notice"] and "malformed embedding" in m["notice"], m
 assert doc["memory"], doc'
 
+# ask with a chat model: a short answer citing evidence ids; what the checks drop is said, the rest stays.
+ask () {
+  "$tool" ask --db "$db" --room stationkit --question "what do ana and bo think about the release?" \
+    --endpoint "http://127.0.0.1:$port/s/$1/v1" --model test-chat --timeout "${2:-10}" --json \
+    >"$tmp/out" 2>"$tmp/err"
+}
+ask ask.cli1
+check $? "ask with a chat model"
+json_check "the answer cites evidence only, its invalid sentences left out" '
+a = doc["answer"]
+evidence = {t["id"] for t in doc["memory"]} | {t["id"] for r in doc["rows"] for t in r["turns"]}
+assert a and a["text"] and a["cited"], doc
+assert set(a["cited"]) <= evidence, (a["cited"], evidence)
+assert "ghost-id" not in a["cited"], a
+for line in a["lines"]:
+    assert line["person"] in (None, "ana", "bo", "chidi", "dara", "emeka", "ci-bot"), line
+    assert "mallory" not in line["text"] and "someone else" not in line["text"], line
+assert any(l["person"] is None and l["ids"] for l in a["lines"]), a
+assert "left out" in doc["answer_notice"], doc["answer_notice"]
+assert doc["model"]["used"] and doc["model"]["chat_calls"] == 1, doc["model"]'
+
+for scenario in askwrongids.cli askunknownperson.cli askprose.cli; do
+  ask $scenario
+  check $? "ask against a model answering $scenario"
+  json_check "$scenario: the evidence, with a notice" '
+assert doc["answer"] is None, doc["answer"]
+assert doc["answer_notice"].startswith("Model not used for the answer: "), doc["answer_notice"]
+assert doc["rows"] and doc["memory"], doc'
+done
+
+ask slow.cli 1
+check $? "ask against a model slower than --timeout"
+json_check "a slow model: the evidence, with a notice" '
+assert doc["answer"] is None and "Model not used for the answer" in doc["answer_notice"], doc'
+
+ask think.cli
+check $? "ask against a reasoning model"
+json_check "the answer after a <think> block is used" '
+assert doc["answer"] and doc["answer"]["cited"], doc'
+
+"$tool" ask --db "$db" --room stationkit --question "what do ana and bo think about the release?" \
+  --endpoint "http://127.0.0.1:$port/s/ask.cli2/v1" --model test-chat >"$tmp/out" 2>"$tmp/err"
+check $? "ask, text output"
+grep -q "^Answer:$" "$tmp/out" && grep -Eq '^  .* \[s[0-9]+' "$tmp/out" && grep -q "nothing on this\|^ana:" "$tmp/out"
+check $? "the answer with its ids, then the evidence"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

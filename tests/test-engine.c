@@ -51,13 +51,6 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
       g_ptr_array_add (msgs, catchup_message_new (id, T0 + (gint64) i * 60, speakers[i % G_N_ELEMENTS (speakers)],
                                                   lines[i % G_N_ELEMENTS (lines)]));
     }
-  /* a join in the middle: an event, never part of a window */
-  {
-    CatchupMessage *ev = catchup_message_new ("join", T0 + 30 * 60 + 30, "eve", "eve has joined");
-
-    ev->flags |= CATCHUP_MESSAGE_EVENT;
-    g_ptr_array_add (msgs, ev);
-  }
   g_assert_true (catchup_store_add_batch (fx->store, fx->room, msgs, NULL, &error));
   g_assert_no_error (error);
   g_assert_true (catchup_index_update (fx->store, fx->room, &error));
@@ -120,7 +113,7 @@ test_window_last (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (GPtrArray) five = window_ok (fx, &w), all = NULL, capped = NULL;
 
   assert_ids (five, N_MESSAGES - 5, 5);
-  /* more than the room holds: the whole room, without the event */
+  /* more than the room holds: the whole room */
   w.last_n = 1000;
   all = window_ok (fx, &w);
   assert_ids (all, 0, N_MESSAGES);
@@ -136,7 +129,7 @@ test_window_since (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (GPtrArray) tail = window_ok (fx, &w), mid = NULL;
 
   assert_ids (tail, 50, N_MESSAGES - 50);
-  /* between two messages: from the next one on; the event at 30:30 is skipped */
+  /* between two messages: from the next one on */
   w.since = T0 + 29 * 60 + 1;
   mid = window_ok (fx, &w);
   assert_ids (mid, 30, N_MESSAGES - 30);
@@ -151,7 +144,7 @@ test_window_between (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   CatchupWindow w = { .kind = CATCHUP_WINDOW_BETWEEN, .first_id = "e010", .last_id = "e040" };
   g_autoptr (GPtrArray) range = window_ok (fx, &w), one = NULL, capped = NULL;
 
-  /* inclusive at both ends, the event in between dropped */
+  /* inclusive at both ends */
   assert_ids (range, 10, 31);
   w.first_id = w.last_id = "e033";
   one = window_ok (fx, &w);
@@ -185,9 +178,6 @@ test_window_errors (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   window_fails (fx, &w, CATCHUP_ERROR_INVALID);
   w.first_id = "e010";
   w.last_id = NULL;
-  window_fails (fx, &w, CATCHUP_ERROR_INVALID);
-  /* a window of only an event is empty */
-  w.first_id = w.last_id = "join";
   window_fails (fx, &w, CATCHUP_ERROR_INVALID);
 }
 

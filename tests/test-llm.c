@@ -3,10 +3,13 @@
 #include <math.h>
 #include <string.h>
 
+#include <curl/curl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "catchup.h"
+#include "catchup-http-module.h"
+#include "catchup-http.h"
 #include "catchup-llm.h"
 #include "catchup-llm-embed.h"
 #include "catchup-llm-gaps.h"
@@ -324,9 +327,6 @@ test_chat (void)
   /* the server's usage figures */
   g_assert_cmpuint (stats.tokens_sent, ==, 1000);
   g_assert_cmpuint (stats.tokens_received, ==, 7);
-  catchup_llm_reset_stats (llm);
-  catchup_llm_get_stats (llm, &stats);
-  g_assert_cmpuint (stats.chat_calls, ==, 0);
 }
 
 static void
@@ -348,49 +348,80 @@ test_chat_counted_tokens (void)
   g_assert_cmpuint (stats.tokens_received, ==, catchup_text_count_tokens ("pong"));
 }
 
+/* One call in a thread of its own: a CatchupLlm is shared between threads (engine tasks, background jobs). */
 typedef struct {
   CatchupLlm *llm;
-  GMainLoop *loop;
+  const char *const *texts;  /* NULL: a chat call */
+  guint n;
+  GCancellable *cancellable;
   GThread *thread;
   char *text;
   float *vectors;
   guint dim;
   GError *error;
   gint64 done_at;
-} AsyncState;
+} ThreadCall;
 
-static void
-on_chat_done (GObject *source, GAsyncResult *result, gpointer user_data)
+static gpointer
+call_thread (gpointer data)
 {
-  AsyncState *state = user_data;
+  ThreadCall *c = data;
 
-  state->thread = g_thread_self ();
-  state->done_at = g_get_monotonic_time ();
-  state->text = catchup_llm_chat_finish (state->llm, result, &state->error);
-  g_main_loop_quit (state->loop);
+  if (c->texts == NULL)
+    c->text = catchup_llm_chat (c->llm, NULL, "ping", c->cancellable, &c->error);
+  else
+    c->vectors = catchup_llm_embed (c->llm, c->texts, c->n, &c->dim, c->cancellable, &c->error);
+  c->done_at = g_get_monotonic_time ();
+  return NULL;
 }
 
 static void
-test_chat_async (void)
+call_start (ThreadCall *c)
+{
+  c->thread = g_thread_new ("test-llm-call", call_thread, c);
+}
+
+static void
+call_join (ThreadCall *c)
+{
+  g_thread_join (c->thread);
+  c->thread = NULL;
+}
+
+static void
+call_clear (ThreadCall *c)
+{
+  g_clear_pointer (&c->text, g_free);
+  g_clear_pointer (&c->vectors, g_free);
+  g_clear_error (&c->error);
+}
+
+static void
+test_chat_threads (void)
 {
   g_autofree char *key = scenario ("ok");
   g_autoptr (CatchupLlm) llm = NULL;
-  AsyncState state = { 0 };
+  ThreadCall calls[2] = { { 0 }, { 0 } };
+  CatchupLlmStats stats;
 
   if (!need_server ())
     return;
   llm = client_with (key, NULL);
-  state.llm = llm;
-  state.loop = g_main_loop_new (NULL, FALSE);
-  catchup_llm_chat_async (llm, NULL, "ping", NULL, on_chat_done, &state);
-  /* callbacks are always asynchronous */
-  g_assert_null (state.thread);
-  g_main_loop_run (state.loop);
-  g_assert_true (state.thread == g_thread_self ());
-  g_assert_no_error (state.error);
-  g_assert_cmpstr (state.text, ==, "pong");
-  g_free (state.text);
-  g_main_loop_unref (state.loop);
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      calls[i].llm = llm;
+      call_start (&calls[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      call_join (&calls[i]);
+      g_assert_no_error (calls[i].error);
+      g_assert_cmpstr (calls[i].text, ==, "pong");
+      call_clear (&calls[i]);
+    }
+  catchup_llm_get_stats (llm, &stats);
+  g_assert_cmpuint (stats.chat_calls, ==, 2);
+  g_assert_cmpuint (stats.failures, ==, 0);
 }
 
 static void
@@ -445,36 +476,34 @@ test_embed_unusable_vectors (void)
 }
 
 static void
-on_embed_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  AsyncState *state = user_data;
-
-  state->thread = g_thread_self ();
-  state->vectors = catchup_llm_embed_finish (state->llm, result, &state->dim, &state->error);
-  g_main_loop_quit (state->loop);
-}
-
-static void
-test_embed_async (void)
+test_embed_threads (void)
 {
   g_autofree char *key = scenario ("ok");
   g_autoptr (CatchupLlm) llm = NULL;
   const char *const texts[] = { "alpha", "beta" };
-  AsyncState state = { 0 };
+  ThreadCall embed = { 0 }, chat = { 0 };
+  CatchupLlmStats stats;
 
   if (!need_server ())
     return;
   llm = client_with (key, NULL);
-  state.llm = llm;
-  state.loop = g_main_loop_new (NULL, FALSE);
-  catchup_llm_embed_async (llm, texts, 2, NULL, on_embed_done, &state);
-  g_main_loop_run (state.loop);
-  g_assert_true (state.thread == g_thread_self ());
-  g_assert_no_error (state.error);
-  g_assert_cmpuint (state.dim, ==, 8);
-  g_assert_nonnull (state.vectors);
-  g_free (state.vectors);
-  g_main_loop_unref (state.loop);
+  embed.llm = chat.llm = llm;
+  embed.texts = texts;
+  embed.n = 2;
+  call_start (&embed);
+  call_start (&chat);
+  call_join (&embed);
+  call_join (&chat);
+  g_assert_no_error (embed.error);
+  g_assert_cmpuint (embed.dim, ==, 8);
+  g_assert_nonnull (embed.vectors);
+  g_assert_no_error (chat.error);
+  g_assert_cmpstr (chat.text, ==, "pong");
+  catchup_llm_get_stats (llm, &stats);
+  g_assert_cmpuint (stats.embed_calls, ==, 1);
+  g_assert_cmpuint (stats.chat_calls, ==, 1);
+  call_clear (&embed);
+  call_clear (&chat);
 }
 
 static void
@@ -696,7 +725,7 @@ test_tls (void)
   g_assert_nonnull (strstr (error->message, "TLS"));
 }
 
-/* A resolver failure cannot be provoked without touching the network: check its mapping. */
+/* A resolver failure cannot be provoked without touching the network: check the transport's mapping. */
 static void
 test_error_mapping (void)
 {
@@ -711,17 +740,48 @@ test_error_mapping (void)
     { CURLE_PEER_FAILED_VERIFICATION, CATCHUP_ERROR_NETWORK, "TLS" },
     { CURLE_PARTIAL_FILE, CATCHUP_ERROR_NETWORK, "truncated" },
     { CURLE_FILESIZE_EXCEEDED, CATCHUP_ERROR_MODEL, "4 MB" },
-    { CURLE_ABORTED_BY_CALLBACK, CATCHUP_ERROR_CANCELLED, "cancelled" },
   };
+  g_autoptr (GError) error = NULL;
+  const CatchupHttpTransport *transport = catchup_http_module_get (&error);
 
+  g_assert_no_error (error);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr (GError) error = NULL;
+      g_autoptr (GError) mapped = NULL;
 
-      catchup_llm_set_transfer_error (&error, cases[i].code, "http://model.example/v1", "");
-      g_assert_error (error, CATCHUP_ERROR, (gint) cases[i].error);
-      g_assert_nonnull (strstr (error->message, cases[i].needle));
+      transport->set_transfer_error (&mapped, cases[i].code, "http://model.example/v1", CATCHUP_HTTP_MAX_BODY, "");
+      g_assert_error (mapped, CATCHUP_ERROR, (gint) cases[i].error);
+      g_assert_nonnull (strstr (mapped->message, cases[i].needle));
     }
+  /* cancellation is GIO's code, as everywhere in the library */
+  transport->set_transfer_error (&error, CURLE_ABORTED_BY_CALLBACK, "http://model.example/v1", CATCHUP_HTTP_MAX_BODY,
+                                 "");
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_nonnull (strstr (error->message, "cancelled"));
+}
+
+/* Without the transport module a request fails with a message naming what is missing and where it was looked
+ * for; nothing crashes and the client itself is made without it (the module is loaded at the first request). */
+static void
+test_transport_missing (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (CatchupLlm) llm = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *reply = NULL;
+
+      g_setenv (CATCHUP_HTTP_MODULE_ENV, "/nonexistent/catchup-http-curl.so", TRUE);
+      llm = client_with ("ok-missing", NULL);
+      reply = catchup_llm_chat (llm, NULL, "ping", NULL, &error);
+      g_assert_null (reply);
+      g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, "HTTP transport"));
+      g_assert_nonnull (strstr (error->message, "/nonexistent/catchup-http-curl.so"));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
 }
 
 static void
@@ -794,36 +854,29 @@ test_retry_5xx (void)
   g_assert_cmpint (server_requests (key), ==, 2);
 }
 
-static gboolean
-cancel_later (gpointer data)
-{
-  g_cancellable_cancel (data);
-  return G_SOURCE_REMOVE;
-}
-
 static void
 test_cancel (void)
 {
   g_autofree char *key = scenario ("trickle");
   g_autoptr (CatchupLlm) llm = NULL;
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-  AsyncState state = { 0 };
+  ThreadCall call = { 0 };
   gint64 start = g_get_monotonic_time ();
 
   if (!need_server ())
     return;
   llm = client_with (key, NULL);
-  state.llm = llm;
-  state.loop = g_main_loop_new (NULL, FALSE);
-  catchup_llm_chat_async (llm, NULL, "ping", cancellable, on_chat_done, &state);
-  g_timeout_add (300, cancel_later, cancellable);
-  g_main_loop_run (state.loop);
-  g_assert_error (state.error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED);
-  g_clear_error (&state.error);
+  call.llm = llm;
+  call.cancellable = cancellable;
+  call_start (&call);
+  g_usleep (300 * 1000);
+  g_cancellable_cancel (cancellable);
+  call_join (&call);
+  g_assert_error (call.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   /* the server trickles for 10 s; cancelling 300 ms in must end it at once (with room for a loaded machine) */
-  g_assert_cmpint ((state.done_at - start) / 1000, <, 2000);
+  g_assert_cmpint ((call.done_at - start) / 1000, <, 2000);
   g_assert_cmpint (server_requests (key), ==, 1);
-  g_main_loop_unref (state.loop);
+  call_clear (&call);
 }
 
 static void
@@ -840,7 +893,7 @@ test_cancel_before (void)
   llm = client_with (key, NULL);
   g_cancellable_cancel (cancellable);
   reply = catchup_llm_chat (llm, NULL, "ping", cancellable, &error);
-  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_CANCELLED);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpint (server_requests (key), ==, 0);
 }
 
@@ -1716,9 +1769,9 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/config-load", test_config_load);
   g_test_add_func ("/catchup/llm/chat", test_chat);
   g_test_add_func ("/catchup/llm/chat-counted-tokens", test_chat_counted_tokens);
-  g_test_add_func ("/catchup/llm/chat-async", test_chat_async);
+  g_test_add_func ("/catchup/llm/chat-threads", test_chat_threads);
   g_test_add_func ("/catchup/llm/embed", test_embed);
-  g_test_add_func ("/catchup/llm/embed-async", test_embed_async);
+  g_test_add_func ("/catchup/llm/embed-threads", test_embed_threads);
   g_test_add_func ("/catchup/llm/embedder", test_embedder);
   g_test_add_func ("/catchup/llm/embedder-dimension-change", test_embedder_dimension_change);
   for (guint i = 0; i < G_N_ELEMENTS (failure_cases); i++)
@@ -1730,6 +1783,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/llm/fail/refused", test_refused);
   g_test_add_func ("/catchup/llm/fail/tls", test_tls);
   g_test_add_func ("/catchup/llm/fail/mapping", test_error_mapping);
+  g_test_add_func ("/catchup/llm/fail/transport-missing", test_transport_missing);
   g_test_add_func ("/catchup/llm/retry-after", test_retry_after);
   g_test_add_func ("/catchup/llm/retry-after-beyond-timeout", test_retry_after_capped);
   g_test_add_func ("/catchup/llm/embed-unusable-vectors", test_embed_unusable_vectors);

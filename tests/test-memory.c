@@ -29,7 +29,7 @@ typedef struct {
   GPtrArray *all;      /* every message stored, in order (owns them) */
   GPtrArray *history;  /* the turns before the window, in order */
   GPtrArray *window;   /* the last messages of the room */
-  char *antecedent_id, *answer_id, *component_id, *event_id, *release_id;
+  char *antecedent_id, *answer_id, *component_id, *release_id;
   GHashTable *zeppelin_ids, *quokka_ids;
 } Fixture;
 
@@ -105,10 +105,6 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
       push (all, "quinn", text);
       g_hash_table_add (fx->quokka_ids, g_strdup (last_id (all)));
     }
-  /* a join: an event, never a turn of any memory */
-  push (all, "eve", "eve has joined the gateway fallback frobnicator channel");
-  ((CatchupMessage *) all->pdata[all->len - 1])->flags |= CATCHUP_MESSAGE_EVENT;
-  fx->event_id = g_strdup (last_id (all));
   /* far enough that the lead-in cannot reach day one */
   filler (all, N_FILLER, 200);
   fx->history = g_ptr_array_new ();
@@ -116,8 +112,6 @@ fixture_setup (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     {
       CatchupMessage *m = all->pdata[i];
 
-      if (m->flags & CATCHUP_MESSAGE_EVENT)
-        continue;
       g_assert_cmpuint (catchup_text_count_turn (m->speaker, m->text), ==, TURN_TOKENS);
       g_ptr_array_add (fx->history, m);
     }
@@ -147,7 +141,6 @@ fixture_teardown (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_clear_pointer (&fx->window, g_ptr_array_unref);
   g_clear_pointer (&fx->all, g_ptr_array_unref);
   g_clear_pointer (&fx->component_id, g_free);
-  g_clear_pointer (&fx->event_id, g_free);
   g_clear_pointer (&fx->release_id, g_free);
   g_clear_pointer (&fx->zeppelin_ids, g_hash_table_unref);
   g_clear_pointer (&fx->quokka_ids, g_hash_table_unref);
@@ -194,8 +187,6 @@ check_memory (Fixture *fx, CatchupMemory *mem, guint budget, gboolean ignores_bu
 
       g_assert_cmpint (m->row, >, 0);
       g_assert_cmpint (catchup_pos_cmp (&p, &first), <, 0);
-      g_assert_cmpstr (m->id, !=, fx->event_id);
-      g_assert_cmpuint (m->flags & CATCHUP_MESSAGE_EVENT, ==, 0);
       if (i > 0)
         {
           CatchupPos q = catchup_pos_of (mem->turns->pdata[i - 1]);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "catchup-store-private.h"
+#include "catchup-writer.h"
 #include "test-util.h"
 
 static const char *const roster[] = { "alice", "bob", "carol", "dave", NULL };
@@ -131,14 +132,9 @@ static void
 test_empty (void)
 {
   g_autoptr (CatchupMessage) m = catchup_message_new ("m1", 1, "alice", "lol");
-  g_autoptr (CatchupMessage) ev = catchup_message_new ("m2", 1, "alice", "I'll be back");
   g_autoptr (GPtrArray) none = catchup_records_extract (m, roster);
-  g_autoptr (GPtrArray) event = NULL;
 
   g_assert_cmpuint (none->len, ==, 0);
-  ev->flags |= CATCHUP_MESSAGE_EVENT;
-  event = catchup_records_extract (ev, NULL);
-  g_assert_cmpuint (event->len, ==, 0);
 }
 
 static void
@@ -423,6 +419,164 @@ test_model_server (void)
   test_remove_tree (dir);
 }
 
+static CatchupLlm *
+test_llm (guint port, const char *scenario)
+{
+  g_autoptr (GError) error = NULL;
+  CatchupLlmConfig config;
+  CatchupLlm *llm;
+
+  catchup_llm_config_init (&config);
+  config.base_url = g_strdup_printf ("http://127.0.0.1:%u/s/%s/v1", port, scenario);
+  config.chat_model = g_strdup ("test-chat");
+  config.timeout_ms = 5000;
+  llm = catchup_llm_new (&config, &error);
+  catchup_llm_config_clear (&config);
+  g_assert_no_error (error);
+  return llm;
+}
+
+static gint64
+model_mark (CatchupStore *store, gint64 room)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *value = catchup_store_get_setting (store, room, CATCHUP_RECORDS_MODEL_MARK, &error);
+
+  g_assert_no_error (error);
+  return value ? g_ascii_strtoll (value, NULL, 10) : -1;
+}
+
+/* The background model writer: a segment a call within the pass's bounds, the invalid actions dropped, the
+ * mark kept so the next pass goes on where this one stopped, and the rule-based records untouched. */
+static void
+test_model_fill (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = test_tmp_dir ("catchup-records-XXXXXX");
+  gint64 room, rules;
+  g_autoptr (CatchupStore) store = test_store_with_room (":memory:", "prpl-irc", "me", "#team", &room);
+  g_autoptr (CatchupLlm) llm = NULL;
+  g_autoptr (GArray) rooms = g_array_new (FALSE, FALSE, sizeof (gint64));
+  CatchupRecordsModelLimits limits;
+  CatchupRecordsModelStats stats;
+  GPid pid = 0;
+  guint port = test_server_start (dir, &pid);
+
+  if (!test_need_server (port))
+    {
+      test_remove_tree (dir);
+      return;
+    }
+  g_array_append_val (rooms, room);
+  add_turn (store, room, "m1", 100, "carol", "I'll write the release notes");
+  add_turn (store, room, "m2", 200, "bob", "I think we should ship on Monday");
+  add_turn (store, room, "m3", 210, "alice", "fine by me");
+  add_turn (store, room, "m4", 220, "bob", "decided: Monday it is");
+  add_turn (store, room, "m5", 230, "carol", "notes are done");
+  g_assert_true (catchup_records_update (store, room, 0, NULL, &error));
+  rules = test_sql_count (store, "SELECT count(*) FROM records WHERE flags & 2 = 0 AND room = ?1", room);
+  llm = test_llm (port, "records.fill");
+  catchup_records_model_limits_init (&limits);
+  limits.segment = 2;
+  limits.max_calls = 2;
+  g_assert_true (catchup_records_model_fill (store, rooms, llm, &limits, NULL, NULL, &stats, NULL, &error));
+  g_assert_no_error (error);
+  /* two calls of two messages each, then the bound */
+  g_assert_cmpuint (stats.calls, ==, 2);
+  g_assert_cmpuint (stats.segments, ==, 2);
+  g_assert_true (stats.more);
+  g_assert_cmpuint (stats.applied, ==, 4);
+  /* per segment: unknown evidence, an owner outside the roster, an update of a missing record (and of another
+   * owner's record where the heads show one) */
+  g_assert_cmpuint (stats.dropped, >=, 6);
+  g_assert_cmpint (model_mark (store, room), ==,
+                   test_sql_count (store, "SELECT row FROM messages WHERE uid = 'm4' AND room = ?1", room));
+  g_assert_true (catchup_records_model_fill (store, rooms, llm, &limits, NULL, NULL, &stats, NULL, &error));
+  g_assert_cmpuint (stats.calls, ==, 1);
+  g_assert_cmpuint (stats.applied, ==, 1);
+  g_assert_false (stats.more);
+  /* nothing new: no call */
+  g_assert_true (catchup_records_model_fill (store, rooms, llm, &limits, NULL, NULL, &stats, NULL, &error));
+  g_assert_cmpuint (stats.calls, ==, 0);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE text LIKE 'said: %' AND room = ?1", room),
+                   ==, 5);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM records WHERE flags & 2 = 0 AND room = ?1", room),
+                   ==, rules);
+  test_server_stop (pid);
+  test_remove_tree (dir);
+}
+
+/* Through the history writer, as the plugin runs it: a room first seen is written from its latest messages
+ * only; a reply without JSON drops its segment and moves on; a dead endpoint leaves the mark where it was. */
+static void
+test_model_fill_writer (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = test_tmp_dir ("catchup-records-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "history.db", NULL);
+  g_autoptr (CatchupWriter) writer = NULL;
+  g_autoptr (CatchupStore) reader = NULL;
+  g_autoptr (CatchupLlm) llm = NULL, prose = NULL, dead = NULL;
+  g_autoptr (GArray) rooms = g_array_new (FALSE, FALSE, sizeof (gint64));
+  CatchupRecordsModelLimits limits;
+  CatchupRecordsModelStats stats;
+  gint64 room;
+  GPid pid = 0;
+  guint port = test_server_start (dir, &pid);
+
+  if (!test_need_server (port))
+    {
+      test_remove_tree (dir);
+      return;
+    }
+  writer = catchup_writer_new (path, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("w%02u", i);
+      g_autofree char *text = g_strdup_printf ("status update number %u on the build", i);
+
+      catchup_writer_add (writer, "prpl-irc", "me", "#team", catchup_message_new (id, 100 + i, i % 2 ? "bob" : "ann",
+                                                                                 text));
+    }
+  catchup_writer_flush (writer);
+  reader = catchup_store_open (path, &error);
+  g_assert_no_error (error);
+  room = catchup_store_find_room (reader, "#team", &error);
+  g_assert_no_error (error);
+  g_array_append_val (rooms, room);
+  catchup_records_model_limits_init (&limits);
+  limits.segment = 4;
+  limits.backlog = 8;
+  prose = test_llm (port, "askprose.w");
+  g_assert_true (catchup_records_model_fill (reader, rooms, prose, &limits, catchup_writer_records_sink, writer, &stats,
+                                             NULL, &error));
+  g_assert_no_error (error);
+  /* the latest 8 of 12 messages, in two calls; nothing usable in either */
+  g_assert_cmpuint (stats.calls, ==, 2);
+  g_assert_cmpuint (stats.applied, ==, 0);
+  g_assert_cmpint (model_mark (reader, room), ==,
+                   test_sql_count (reader, "SELECT max(row) FROM messages WHERE room = ?1", room));
+  catchup_writer_add (writer, "prpl-irc", "me", "#team", catchup_message_new ("w12", 200, "ann", "I'll fix the build"));
+  catchup_writer_flush (writer);
+  dead = test_llm (1, "records");
+  g_assert_false (catchup_records_model_fill (reader, rooms, dead, &limits, catchup_writer_records_sink, writer, &stats,
+                                              NULL, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  llm = test_llm (port, "records.w");
+  g_assert_true (catchup_records_model_fill (reader, rooms, llm, &limits, catchup_writer_records_sink, writer, &stats,
+                                             NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.calls, ==, 1);
+  g_assert_cmpuint (stats.applied, ==, 1);
+  g_assert_cmpint (test_sql_count (reader, "SELECT count(*) FROM records WHERE text LIKE 'said: %' AND room = ?1",
+                                   room), ==, 1);
+  test_server_stop (pid);
+  catchup_writer_free (g_steal_pointer (&writer));
+  test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -443,5 +597,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/records/prune", test_prune);
   g_test_add_func ("/catchup/records/model-actions", test_model_actions);
   g_test_add_func ("/catchup/records/model-server", test_model_server);
+  g_test_add_func ("/catchup/records/model-fill", test_model_fill);
+  g_test_add_func ("/catchup/records/model-fill-writer", test_model_fill_writer);
   return g_test_run ();
 }

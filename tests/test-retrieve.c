@@ -423,6 +423,102 @@ test_sparse_terms (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
 }
 
+static double
+hit_score (GArray *hits, gint64 chunk)
+{
+  for (guint i = 0; i < hits->len; i++)
+    if (g_array_index (hits, CatchupHit, i).chunk == chunk)
+      return g_array_index (hits, CatchupHit, i).score;
+  return -1;
+}
+
+/* One FTS5 pass for many queries ranks each as its own bm25() query would: the same scores in the same order
+ * (chatter repeats, so equal scores may swap places), before a position too, for queries that share a pass
+ * and queries that do not. */
+static void
+test_sparse_multi (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const char *queries[] = { "zeppelin hangar leas", "hangar leas key", "printer toner floor",
+                            "floor printer wifi kitchen", "", "xyzzyq", "lunch", "\xe9\xa3\x9e" };
+  guint n = G_N_ELEMENTS (queries);
+  CatchupPos later = catchup_pos_of (msg (fx, 100));
+  const CatchupPos *befores[] = { NULL, &later };
+  const guint tops[] = { 30, 3 };
+
+  for (guint b = 0; b < G_N_ELEMENTS (befores); b++)
+    for (guint t = 0; t < G_N_ELEMENTS (tops); t++)
+      {
+        g_autoptr (GError) error = NULL;
+        g_autoptr (GHashTable) df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+        g_autofree GArray **out = g_new0 (GArray *, n);
+
+        g_assert_true (catchup_retrieve_sparse_multi (fx->store, fx->room, queries, n, df, befores[b], tops[t], out,
+                                                      &error));
+        g_assert_no_error (error);
+        g_assert_cmpuint (out[0]->len, >=, 1);
+        for (guint q = 0; q < n; q++)
+          {
+            g_autoptr (GArray) mine = out[q];
+            g_autoptr (GArray) one = catchup_retrieve_sparse_terms (fx->store, fx->room, queries[q], befores[b],
+                                                                    tops[t], &error);
+            g_autoptr (GArray) all = catchup_retrieve_sparse_terms (fx->store, fx->room, queries[q], befores[b],
+                                                                    1000, &error);
+
+            g_assert_no_error (error);
+            g_assert_cmpuint (mine->len, ==, one->len);
+            for (guint k = 0; k < one->len; k++)
+              {
+                const CatchupHit *h = &g_array_index (mine, CatchupHit, k);
+
+                g_assert_cmpfloat_with_epsilon (h->score, g_array_index (one, CatchupHit, k).score, 1e-9);
+                g_assert_cmpfloat_with_epsilon (h->score, hit_score (all, h->chunk), 1e-9);
+              }
+          }
+      }
+}
+
+/* Terms catchup_text_terms would never cut still make a valid expression and a list each. */
+static void
+test_sparse_multi_hostile (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+{
+  const char *queries[] = { "\"", "NEAR ( * ^", "\xcc\x81", "zeppelin\"\"", " ", "a\"b c*d", "\xf0\x9f\x99\x82" };
+  guint n = G_N_ELEMENTS (queries);
+  g_autoptr (GError) error = NULL;
+  g_autofree GArray **out = g_new0 (GArray *, n);
+
+  g_assert_true (catchup_retrieve_sparse_multi (fx->store, fx->room, queries, n, NULL, NULL, 5, out, &error));
+  g_assert_no_error (error);
+  for (guint q = 0; q < n; q++)
+    {
+      g_assert_cmpuint (out[q]->len, <=, 5);
+      g_array_unref (out[q]);
+    }
+}
+
+/* The quantised dot product is the exact integer sum over every byte, extremes included (a stored vector is
+ * read as it is, -128 too). */
+static void
+test_dot_qq (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  gint8 a[CATCHUP_EMBED_DIM], b[CATCHUP_EMBED_DIM];
+
+  for (guint round = 0; round < 200; round++)
+    {
+      gint64 s = 0;
+
+      for (guint d = 0; d < CATCHUP_EMBED_DIM; d++)
+        {
+          /* the first rounds are all extremes: the largest sums there are, of either sign */
+          a[d] = round == 0 ? -128 : round == 1 ? 127 : (gint8) g_rand_int_range (rand, -128, 128);
+          b[d] = round < 2 ? -128 : (gint8) g_rand_int_range (rand, -128, 128);
+          s += (gint64) a[d] * b[d];
+        }
+      g_assert_cmpfloat (catchup_vec_dot_qq (a, b), ==, (float) (gint32) s / (127.0f * 127.0f));
+      g_assert_cmpfloat (catchup_vec_dot_qq (b, a), ==, catchup_vec_dot_qq (a, b));
+    }
+}
+
 /* Terms as long as URLs, hashes and base64 in chat: every length near the old fixed buffer's end, and far
  * beyond it. Two such words that differ in their last letter still share most trigrams. */
 static void
@@ -454,6 +550,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/retrieve/rrf-ties-and-top", test_rrf_ties_and_top);
   g_test_add_func ("/catchup/retrieve/rrf-k", test_rrf_k);
   g_test_add_func ("/catchup/retrieve/embed-long-terms", test_embed_long_terms);
+  g_test_add_func ("/catchup/retrieve/dot-qq", test_dot_qq);
   TEST ("sparse-rare-word", test_sparse_rare_word);
   TEST ("sparse-before", test_sparse_before);
   TEST ("sparse-top", test_sparse_top);
@@ -464,6 +561,8 @@ main (int argc, char **argv)
   TEST ("idf-turn-bm25", test_idf_turn_bm25);
   TEST ("focus-query", test_focus_query);
   TEST ("sparse-terms", test_sparse_terms);
+  TEST ("sparse-multi", test_sparse_multi);
+  TEST ("sparse-multi-hostile", test_sparse_multi_hostile);
   TEST ("idf-empty-and-unknown", test_idf_empty_and_unknown);
   return g_test_run ();
 }

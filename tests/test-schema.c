@@ -49,7 +49,7 @@ schema_of (CatchupStore *store)
   GString *out = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (GRegex) space = g_regex_new ("\\s+", 0, 0, NULL);
-  sqlite3_stmt *st = catchup_store_prepare (store,
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
                                             "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
                                             "AND sql IS NOT NULL ORDER BY type, name",
                                             &error);

@@ -100,7 +100,7 @@ test_add_batch (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_no_error (error);
   g_assert_cmpuint (n, ==, 0);
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 50);
-  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+  g_assert_cmpuint (catchup_db_transaction_depth (catchup_store_db (fx->store)), ==, 0);
 }
 
 static void
@@ -291,8 +291,6 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_true (catchup_index_update (fx->store, keep, &error));
   g_assert_no_error (error);
   g_assert_true (catchup_store_set_setting (fx->store, fx->room, "auto", "on", &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1000, CATCHUP_ROOM_EVENT_JOIN, "alice", NULL,
-                                          &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1001, "alice", "alice_", &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), >, 0);
@@ -304,7 +302,6 @@ test_forget (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM rooms WHERE id = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks WHERE room = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_settings WHERE room = ?1", fx->room), ==, 0);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 0);
   /* Full-text rows: only the kept room's chunk may still match. */
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'zebrafish'", 0),
@@ -349,7 +346,7 @@ test_settings (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 }
 
 static void
-test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
+test_nick_changes (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *now = NULL;
@@ -357,13 +354,10 @@ test_events (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 
   for (int twice = 0; twice < 2; twice++)
     {
-      g_assert_true (catchup_store_add_event (fx->store, fx->room, 10, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
-      g_assert_true (catchup_store_add_event (fx->store, fx->room, 20, CATCHUP_ROOM_EVENT_QUIT, "ann", "bye", &error));
       g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 30, "bob", "bob_away", &error));
       g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 40, "bob_away", "bob2", &error));
       g_assert_no_error (error);
     }
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE room = ?1", fx->room), ==, 2);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 2);
 
   now = catchup_store_current_nick (fx->store, fx->room, "bob", 0, &error);
@@ -407,6 +401,27 @@ test_transactions (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 2);
 }
 
+/* The turns of the chunks that sparse retrieval (the search behind every catch-up) finds for text, best first. */
+static GPtrArray *
+search_turns (CatchupStore *store, gint64 room, const char *text, guint top, GError **error)
+{
+  g_autoptr (GArray) hits = catchup_retrieve_sparse (store, room, text, NULL, top ? top : G_MAXINT, error);
+  g_autoptr (GPtrArray) turns = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+
+  if (hits == NULL)
+    return NULL;
+  for (guint i = 0; i < hits->len; i++)
+    {
+      g_autoptr (GPtrArray) chunk = catchup_index_chunk_turns (store, g_array_index (hits, CatchupHit, i).chunk, error);
+
+      if (chunk == NULL)
+        return NULL;
+      while (chunk->len > 0)
+        g_ptr_array_add (turns, g_ptr_array_steal_index (chunk, 0));
+    }
+  return g_steal_pointer (&turns);
+}
+
 static void
 test_search (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
@@ -434,15 +449,15 @@ test_search (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 
   for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
     {
-      g_autoptr (GPtrArray) res = catchup_store_search (fx->store, fx->room, hostile[i], 10, &error);
+      g_autoptr (GPtrArray) res = search_turns (fx->store, fx->room, hostile[i], 10, &error);
       g_assert_no_error (error);
       g_assert_nonnull (res);
     }
-  hits = catchup_store_search (fx->store, fx->room, huge, 10, &error);
+  hits = search_turns (fx->store, fx->room, huge, 10, &error);
   g_assert_no_error (error);
   g_clear_pointer (&hits, g_ptr_array_unref);
 
-  hits = catchup_store_search (fx->store, fx->room, "lock", 0, &error);
+  hits = search_turns (fx->store, fx->room, "lock", 0, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (hits->len, >=, 2);
   for (guint i = 0; i < hits->len; i++)
@@ -458,7 +473,7 @@ test_busy (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_autoptr (CatchupMessage) msg = catchup_message_new ("busy", 1, "alice", "waiting");
 
   g_assert_no_error (error);
-  sqlite3_busy_timeout (other->db, 20); /* not 5 s in a unit test */
+  catchup_store_set_busy_timeout (other, 20); /* not 5 s in a unit test */
   g_assert_true (catchup_store_begin (fx->store, &error));
   g_assert_false (catchup_store_add (other, fx->room, msg, NULL, &error));
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB_BUSY);
@@ -478,13 +493,13 @@ test_full (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
                                             test_sql_count (fx->store, "PRAGMA page_count", 0) + 2);
   g_autofree char *big = g_strnfill (4096, 'f');
 
-  g_assert_true (catchup_store_exec (fx->store, limit, &error));
+  g_assert_true (catchup_db_exec (catchup_store_db (fx->store), limit, &error));
   g_assert_no_error (error);
   for (int i = 0; i < 64; i++)
     g_ptr_array_add (msgs, catchup_message_new (NULL, i, "alice", big + i));
   g_assert_false (catchup_store_add_batch (fx->store, fx->room, msgs, NULL, &error));
   g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB_FULL);
-  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+  g_assert_cmpuint (catchup_db_transaction_depth (catchup_store_db (fx->store)), ==, 0);
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 0);
 }
 
@@ -537,8 +552,8 @@ index_signature (CatchupStore *store, gint64 room)
   g_autoptr (GString) out = g_string_new (NULL);
   sqlite3_stmt *st = NULL;
 
-  g_assert_cmpint (sqlite3_prepare_v2 (store->db, "SELECT rows, tokens, hex (vec), hex (text_hash) FROM chunks"
-                                       " WHERE room = ? ORDER BY first_ts, first_row", -1, &st, NULL), ==, SQLITE_OK);
+  g_assert_nonnull (st = catchup_db_prepare (catchup_store_db (store), "SELECT rows, tokens, hex (vec), hex (text_hash) FROM chunks"
+                                       " WHERE room = ? ORDER BY first_ts, first_row", NULL));
   sqlite3_bind_int64 (st, 1, room);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
@@ -555,7 +570,7 @@ index_signature (CatchupStore *store, gint64 room)
       g_string_append_printf (out, "| %d | %.8s | %s\n", sqlite3_column_int (st, 1), vec,
                               sqlite3_column_text (st, 3));
     }
-  sqlite3_finalize (st);
+  sqlite3_reset (st);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
@@ -567,15 +582,14 @@ fts_signature (CatchupStore *store)
   g_autoptr (GError) error = NULL;
   sqlite3_stmt *st = NULL;
 
-  g_assert_true (catchup_store_exec (store, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.test_vocab"
+  g_assert_true (catchup_db_exec (catchup_store_db (store), "CREATE VIRTUAL TABLE IF NOT EXISTS temp.test_vocab"
                                             " USING fts5vocab (main, chunks_fts, row)", &error));
   g_assert_no_error (error);
-  g_assert_cmpint (sqlite3_prepare_v2 (store->db, "SELECT term, doc, cnt FROM temp.test_vocab ORDER BY term", -1,
-                                       &st, NULL), ==, SQLITE_OK);
+  g_assert_nonnull (st = catchup_db_prepare (catchup_store_db (store), "SELECT term, doc, cnt FROM temp.test_vocab ORDER BY term", NULL));
   while (sqlite3_step (st) == SQLITE_ROW)
     g_string_append_printf (out, "%s %d %d\n", sqlite3_column_text (st, 0), sqlite3_column_int (st, 1),
                             sqlite3_column_int (st, 2));
-  sqlite3_finalize (st);
+  sqlite3_reset (st);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
@@ -584,7 +598,7 @@ assert_fts_consistent (CatchupStore *store)
 {
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (catchup_store_exec (store, "INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')", &error));
+  g_assert_true (catchup_db_exec (catchup_store_db (store), "INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')", &error));
   g_assert_no_error (error);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM chunks_fts", 0), ==,
                    test_sql_count (store, "SELECT count(*) FROM chunks", 0));
@@ -634,8 +648,8 @@ static void
 assert_room_usable (CatchupStore *store, gint64 room)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) gone = catchup_store_search (store, room, "quokka", 0, &error);
-  g_autoptr (GPtrArray) hits = catchup_store_search (store, room, "zebrafish review", 0, &error);
+  g_autoptr (GPtrArray) gone = search_turns (store, room, "quokka", 0, &error);
+  g_autoptr (GPtrArray) hits = search_turns (store, room, "zebrafish review", 0, &error);
   g_autoptr (GPtrArray) window = catchup_store_before (store, room, NULL, 10, &error);
   g_autoptr (CatchupMemory) mem = NULL;
   CatchupMemoryOptions opts;
@@ -671,8 +685,6 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   gone = prune_room (fx->store, "#gone", gone_msgs);
   recent = prune_room (fx->store, "#recent", recent_msgs);
   g_assert_true (catchup_store_set_setting (fx->store, gone, "auto", "off", &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1050, CATCHUP_ROOM_EVENT_JOIN, "ann", NULL, &error));
-  g_assert_true (catchup_store_add_event (fx->store, fx->room, 1120, CATCHUP_ROOM_EVENT_PART, "ann", NULL, &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, fx->room, 1060, "bob", "bob_", &error));
   g_assert_true (catchup_store_add_nick_change (fx->store, other, 1130, "bob_", "bob", &error));
   g_assert_no_error (error);
@@ -681,14 +693,12 @@ test_prune (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   g_assert_true (catchup_retention_prune (fx->store, PRUNE_CUTOFF, NULL, &n_deleted, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (n_deleted, ==, 100 + 34 + 5);
-  g_assert_cmpuint (fx->store->txn_depth, ==, 0);
+  g_assert_cmpuint (catchup_db_transaction_depth (catchup_store_db (fx->store)), ==, 0);
 
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM messages WHERE ts < 1100", 0), ==, 0);
   g_assert_cmpint (catchup_store_count (fx->store, fx->room, NULL), ==, 50);
   g_assert_cmpint (catchup_store_count (fx->store, other, NULL), ==, 26);
   g_assert_cmpint (catchup_store_count (fx->store, recent, NULL), ==, 20);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events WHERE ts < 1100", 0), ==, 0);
-  g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM room_events", 0), ==, 1);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE ts < 1100", 0), ==, 0);
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks", 0), ==, 1);
   /* an emptied room stays, with its settings and without index rows */
@@ -816,7 +826,7 @@ test_migrate_v2 (void)
   g_assert_true (catchup_index_update (store, 7, &error));
   g_assert_no_error (error);
   catchup_index_text_hash ("alice: kept\n", want);
-  st = catchup_store_prepare (store, "SELECT text_hash FROM chunks", &error);
+  st = catchup_db_prepare (catchup_store_db (store), "SELECT text_hash FROM chunks", &error);
   g_assert_no_error (error);
   g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
   g_assert_cmpint (sqlite3_column_bytes (st, 0), ==, CATCHUP_TEXT_HASH_LEN);
@@ -912,7 +922,7 @@ test_memory (void)
   g_assert_true (add (store, room, NULL, 1, "s", "t", NULL));
 }
 
-/* What a catch-up window can hold: turns only, from a time on. */
+/* What a catch-up window can hold: turns from a time on. */
 static void
 test_count_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
@@ -921,18 +931,11 @@ test_count_turns (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   add (fx->store, fx->room, "t1", 100, "ann", "first", NULL);
   add (fx->store, fx->room, "t2", 200, "bob", "second", NULL);
   add (fx->store, fx->room, "t3", 300, "ann", "third", NULL);
-  {
-    g_autoptr (CatchupMessage) joined = catchup_message_new ("e1", 250, "cy", "cy has joined");
-
-    joined->flags = CATCHUP_MESSAGE_EVENT;
-    g_assert_true (catchup_store_add (fx->store, fx->room, joined, NULL, &error));
-    g_assert_no_error (error);
-  }
   g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, G_MININT64, &error), ==, 3);
   g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 200, &error), ==, 2);
   g_assert_cmpint (catchup_store_count_turns (fx->store, fx->room, 301, &error), ==, 0);
   g_assert_no_error (error);
-  g_assert_cmpint (catchup_store_count (fx->store, fx->room, &error), ==, 4);
+  g_assert_cmpint (catchup_store_count (fx->store, fx->room, &error), ==, 3);
 }
 
 /* Rows another program (or an older version) wrote with invalid UTF-8 are read back as valid text. */
@@ -944,7 +947,7 @@ test_invalid_utf8_read (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   CatchupMessage *m;
 
   add (fx->store, fx->room, "u1", 100, "ann", "placeholder", NULL);
-  g_assert_true (catchup_store_exec (fx->store,
+  g_assert_true (catchup_db_exec (catchup_store_db (fx->store),
                                      "UPDATE messages SET body = CAST (X'6c6f636b20ff20c3' AS TEXT),"
                                      " speaker = CAST (X'61fe' AS TEXT)", &error));
   g_assert_no_error (error);
@@ -970,7 +973,7 @@ test_embed_cache_nonfinite (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
   for (guint i = 0; i < 2; i++)
     {
       sqlite3_stmt *st =
-        catchup_store_prepare (fx->store, "INSERT INTO embeddings (model, hash, vec) VALUES ('m:2', ?, ?)",
+        catchup_db_prepare (catchup_store_db (fx->store), "INSERT INTO embeddings (model, hash, vec) VALUES ('m:2', ?, ?)",
                                &error);
       guint8 hash[CATCHUP_TEXT_HASH_LEN];
 
@@ -1077,6 +1080,72 @@ test_migrate_v5 (void)
   test_remove_tree (dir);
 }
 
+/* ---------- the owner thread ---------- */
+
+static gpointer
+count_rooms_thread (gpointer store)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) rooms = catchup_store_list_rooms (store, &error);
+
+  /* a store used from a thread that does not own it refuses with an error (after a critical) */
+  g_assert_null (rooms);
+  g_assert_error (error, CATCHUP_ERROR, CATCHUP_ERROR_DB);
+  return NULL;
+}
+
+static gpointer
+take_over_thread (gpointer store)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) rooms = NULL;
+
+  catchup_store_take_over (store);
+  rooms = catchup_store_list_rooms (store, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (rooms);
+  return GUINT_TO_POINTER (rooms->len + 1);
+}
+
+/* The thread that opened a store owns it: another thread's use is a critical. */
+static void
+test_owner_thread (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (CatchupStore) store = catchup_store_open (":memory:", NULL);
+
+      g_thread_join (g_thread_new ("not-the-owner", count_rooms_thread, store));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*used from a thread that does not own it (another thread owns it)*");
+}
+
+/* A store handed over works on the thread that takes it over, and no longer on the one that gave it away. */
+static void
+test_owner_hand_over (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CatchupStore) store = catchup_store_open (":memory:", &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (catchup_store_ensure_room (store, "prpl-irc", "me", "#a", &error), >, 0);
+      catchup_store_hand_over (store);
+      g_assert_cmpuint (GPOINTER_TO_UINT (g_thread_join (g_thread_new ("owner", take_over_thread, store))), ==, 2);
+      /* the worker took it: the thread that handed it over is no owner any more */
+      g_assert_null (catchup_store_list_rooms (store, &error));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*used from a thread that does not own it (another thread owns it)*");
+  g_test_trap_assert_stderr_unmatched ("*ERROR*test-store.c*");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1093,7 +1162,7 @@ main (int argc, char **argv)
   TEST ("order", test_order);
   TEST ("forget", test_forget);
   TEST ("settings", test_settings);
-  TEST ("events", test_events);
+  TEST ("nick-changes", test_nick_changes);
   TEST ("transactions", test_transactions);
   TEST ("search-hostile", test_search);
   TEST ("busy", test_busy);
@@ -1108,5 +1177,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/store/corrupt", test_corrupt);
   g_test_add_func ("/catchup/store/unwritable", test_unwritable);
   g_test_add_func ("/catchup/store/memory", test_memory);
+  g_test_add_func ("/catchup/store/owner-thread", test_owner_thread);
+  g_test_add_func ("/catchup/store/owner-hand-over", test_owner_hand_over);
   return g_test_run ();
 }

@@ -70,12 +70,12 @@ test_sql_count (CatchupStore *store, const char *sql, gint64 room)
   sqlite3_stmt *stmt = NULL;
   gint64 n;
 
-  g_assert_cmpint (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_nonnull (stmt = catchup_db_prepare (catchup_store_db (store), sql, NULL));
   if (strstr (sql, "?1"))
     sqlite3_bind_int64 (stmt, 1, room);
   g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
   n = sqlite3_column_int64 (stmt, 0);
-  sqlite3_finalize (stmt);
+  sqlite3_reset (stmt);
   return n;
 }
 

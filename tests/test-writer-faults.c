@@ -182,7 +182,7 @@ limit_pages (CatchupStore *store, gpointer data, GError **error)
   if (limit == 0)
     limit = (guint) test_sql_count (store, "PRAGMA page_count", 0);
   sql = g_strdup_printf ("PRAGMA max_page_count = %u", limit);
-  if (!catchup_store_exec (store, sql, error))
+  if (!catchup_db_exec (catchup_store_db (store), sql, error))
     return NULL;
   return GUINT_TO_POINTER (1);
 }
@@ -366,7 +366,7 @@ test_room_isolation (Fixture *fx, gconstpointer data)
       add (fx, ROOM_A, i);
       add (fx, ROOM_B, i);
     }
-  catchup_writer_add_event (fx->writer, PROTO, ACCOUNT, ROOM_B, 1700000100, CATCHUP_ROOM_EVENT_JOIN, "cid", "");
+  catchup_writer_add_nick_change (fx->writer, PROTO, ACCOUNT, ROOM_B, 1700000100, "cid", "cid_");
   catchup_writer_mark_present (fx->writer, PROTO, ACCOUNT, ROOM_B, 1700000200);
   g_mutex_lock (&gate_lock);
   gate_open = TRUE;
@@ -374,12 +374,12 @@ test_room_isolation (Fixture *fx, gconstpointer data)
   g_mutex_unlock (&gate_lock);
   catchup_writer_flush (fx->writer);
 
-  /* room B and its event and presence are in, room A's batch is not, and nothing is kept for retry */
+  /* room B and its rename and presence are in, room A's batch is not, and nothing is kept for retry */
   assert_stored_once (fx, ROOM_B, 10);
   store = catchup_store_open (fx->path, &error);
   g_assert_no_error (error);
   room_b = catchup_store_find_room (store, PROTO "/" ACCOUNT "/" ROOM_B, &error);
-  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM room_events WHERE room = ?1", room_b), ==, 1);
+  g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM nicks WHERE room = ?1", room_b), ==, 1);
   g_assert_cmpint (test_sql_count (store, "SELECT last_present FROM rooms WHERE id = ?1", room_b), ==,
                    1700000200);
   g_assert_cmpint (test_sql_count (store, "SELECT count(*) FROM messages m JOIN rooms r ON r.id = m.room "
@@ -433,7 +433,7 @@ static gpointer
 endless_call (CatchupStore *store, gpointer data, GError **error)
 {
   g_atomic_int_set ((gint *) data, 1);
-  catchup_store_exec (store, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+  catchup_db_exec (catchup_store_db (store), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
                              "SELECT count(*) FROM n", error);
   return NULL;
 }

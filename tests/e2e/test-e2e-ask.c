@@ -151,6 +151,39 @@ test_about (void)
   assert_not_posted (from, "Catch-up on");
 }
 
+/* With a chat model in the preferences, the model's short answer comes first, each sentence with the ids it
+ * cites, then the evidence; nothing of it reaches the room. The test server answers with sentences that cite
+ * the evidence and some the checks drop, which a notice reports. */
+static void
+test_ask_model (void)
+{
+  g_autofree char *endpoint = NULL;
+  const char *answer;
+  GPid pid = 0;
+  guint port = test_server_start (fx.dir, &pid);
+  guint from = e2e_lines->len;
+
+  if (!test_need_server (port))
+    return;
+  endpoint = g_strdup_printf ("http://127.0.0.1:%u/s/ask.e2e/v1", port);
+  purple_prefs_set_string ("/plugins/core/catchup/endpoint", endpoint);
+  purple_prefs_set_string ("/plugins/core/catchup/chat_model", "test-chat");
+  answer = command_answer ("catchup ask how did bob's view of the office change?", "Answer:");
+  g_assert_nonnull (strstr (answer, "Asked:"));
+  g_assert_nonnull (strstr (answer, " said: "));
+  g_assert_nonnull (strstr (answer, " ["));
+  g_assert_nonnull (strstr (answer, "left out"));
+  /* the evidence follows the answer */
+  g_assert_nonnull (strstr (answer, "Evidence:"));
+  g_assert_nonnull (strstr (answer, "grew on me"));
+  g_assert_true (strstr (answer, "Answer:") < strstr (answer, "Evidence:"));
+  g_assert_cmpint (e2e_find_line (CHANNEL, from, ANSWER_FLAGS, "Asking the model"), >=, 0);
+  assert_not_posted (from, "Answer:");
+  purple_prefs_set_string ("/plugins/core/catchup/endpoint", "");
+  purple_prefs_set_string ("/plugins/core/catchup/chat_model", "");
+  test_server_stop (pid);
+}
+
 static void
 test_usage_and_unknown (void)
 {
@@ -193,6 +226,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/e2e-ask/ask", test_ask);
   g_test_add_func ("/catchup/e2e-ask/ask-everyone", test_ask_everyone);
   g_test_add_func ("/catchup/e2e-ask/about", test_about);
+  g_test_add_func ("/catchup/e2e-ask/ask-model", test_ask_model);
   g_test_add_func ("/catchup/e2e-ask/usage-and-unknown", test_usage_and_unknown);
   rc = g_test_run ();
 

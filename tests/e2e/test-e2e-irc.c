@@ -1043,7 +1043,7 @@ test_privacy (void)
   guint n = e2e_requests.n_answered, dialogs = e2e_requests.n_action_dialogs;
   const char *status;
 
-  /* Joins and parts are indexed (as events) too: none may ask first. */
+  /* A join is not kept: it may not ask first. */
   raw_client ("mira");
   e2e_spin (1000);
   purple_prefs_set_bool ("/purple/logging/log_chats", FALSE);

@@ -159,7 +159,8 @@ test_help (void)
 {
   static const char *const subcommands[] = {
     "/catchup:", "/catchup N:", "/catchup 2h, 45m, 1d:", "/catchup post", "/catchup settings:",
-    "/catchup status:", "/catchup forget:", "/catchup import-logs:", "/catchup help:",
+    "/catchup status:", "/catchup forget:", "/catchup import-logs:", "/catchup ask QUESTION:",
+    "/catchup @nick:", "/catchup help:",
   };
   GList *help = purple_cmd_help (fx.conv, "catchup");
   g_auto (GStrv) lines = NULL;
