@@ -490,6 +490,8 @@ ask_evidence (ModelSession *ms, CatchupStore *store, gint64 room, const char *qu
   g_ptr_array_extend (named, q->people, NULL, NULL);
   g_ptr_array_add (named, NULL);
   qopts.memory.speakers = (const char *const *) named->pdata;
+  qopts.memory.since = q->since;
+  qopts.memory.until = q->until;
   mem = session_memory (ms, store, room, NULL, question, &qopts, cancellable, error);
   if (mem == NULL)
     {
