@@ -8,9 +8,9 @@
 G_BEGIN_DECLS
 
 /*
- * The history store: one SQLite file (WAL) holding rooms, messages, settings and presence events, and its schema
- * with its migrations. The modules above keep their tables in the same file (the retrieval index, the records,
- * the model vectors) and reach it through catchup_store_db; the store calls none of them.
+ * The history store: one SQLite file (WAL) holding rooms, messages, settings and renames (nick changes), and
+ * its schema with its migrations. The modules above keep their tables in the same file (the retrieval index,
+ * the records, the model vectors) and reach it through catchup_store_db; the store calls none of them.
  *
  * Threading contract: a CatchupStore is one SQLite connection (catchup-db.h) and belongs to one thread at a time.
  * Open one store per thread that needs the database (SQLite's WAL lets readers and one writer work side by
