@@ -122,9 +122,6 @@ gboolean catchup_store_set_setting (CatchupStore *store, gint64 room, const char
 /* A rename (catchup-nicks.h reads them), idempotent: the same (room, ts, nicks) twice is stored once. */
 gboolean catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, const char *old_nick,
                                         const char *new_nick, GError **error);
-/* The nick a speaker had at ts after following recorded changes from since onwards; a new string. */
-char *catchup_store_current_nick (CatchupStore *store, gint64 room, const char *nick, gint64 since,
-                                  GError **error);
 
 static inline CatchupPos
 catchup_pos_of (const CatchupMessage *msg)
