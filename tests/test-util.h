@@ -1,6 +1,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sqlite3.h>
 
 #include "catchup.h"
 
@@ -29,6 +30,13 @@ void test_store_fixture_teardown (TestStoreFixture *fx);
 
 /* The integer in the first column of the first row of sql; ?1, when sql has it, is bound to room. */
 gint64 test_sql_count (CatchupStore *store, const char *sql, gint64 room);
+
+/* Runs sql on a connection of SQLite's own (a database as an old release or another program left it),
+ * asserting it succeeds. */
+void test_raw_exec (sqlite3 *db, const char *sql);
+/* Runs the frozen schema files tests/data/schema/v1.sql to vN.sql on db (see tests/test-schema.c): the tables
+ * a release at version N created, never the macros the current migration runs. */
+void test_raw_frozen_schema (sqlite3 *db, guint version);
 
 /* Points CATCHUP_DATA_DIR at the shipped data unless it is set, and unsets the API key variable: the model
  * tests see the prompts of this tree and no key of the user's. */
