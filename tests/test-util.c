@@ -79,6 +79,21 @@ test_sql_count (CatchupStore *store, const char *sql, gint64 room)
   return n;
 }
 
+GPtrArray *
+test_stored_messages (const char *db_path, const char *spec)
+{
+  g_autoptr (CatchupStore) store = NULL;
+  gint64 room;
+
+  if (!g_file_test (db_path, G_FILE_TEST_EXISTS))
+    return g_ptr_array_new ();
+  store = catchup_store_open (db_path, NULL);
+  room = store ? catchup_store_find_room (store, spec, NULL) : 0;
+  if (room == 0)
+    return g_ptr_array_new ();
+  return catchup_store_range (store, room, NULL, NULL, 0, NULL);
+}
+
 void
 test_raw_exec (sqlite3 *db, const char *sql)
 {

@@ -31,6 +31,10 @@ void test_store_fixture_teardown (TestStoreFixture *fx);
 /* The integer in the first column of the first row of sql; ?1, when sql has it, is bound to room. */
 gint64 test_sql_count (CatchupStore *store, const char *sql, gint64 room);
 
+/* The messages the history database at db_path holds for the room spec, oldest first; none (never an error)
+ * while the file or the room does not exist yet: what a test polls for while a client stores. */
+GPtrArray *test_stored_messages (const char *db_path, const char *spec);
+
 /* Runs sql on a connection of SQLite's own (a database as an old release or another program left it),
  * asserting it succeeds. */
 void test_raw_exec (sqlite3 *db, const char *sql);
