@@ -146,24 +146,49 @@ casefold (const char *text)
   return is_ascii (text) ? g_ascii_strdown (text, -1) : g_utf8_casefold (text, -1);
 }
 
+/* The regex's tokens of ASCII text, without the regex: runs of [A-Za-z0-9_'] and single marks other than
+ * white space (\s: space, \t, \n, \v, \f, \r). */
+static void
+ascii_words (const char *lower, GPtrArray *out)
+{
+  for (const char *p = lower; *p;)
+    {
+      const char *e = p;
+
+      while (g_ascii_isalnum (*e) || *e == '_' || *e == '\'')
+        e++;
+      if (e == p && !strchr (" \t\n\v\f\r", *p))
+        e++;
+      if (e > p)
+        g_ptr_array_add (out, g_strndup (p, e - p));
+      p = e > p ? e : p + 1;
+    }
+}
+
 /* Lower-cased words and punctuation marks of text, for cue matching (not retrieval): a noun phrase must
  * not run across a comma or a colon. */
 static char **
 plain_words (const char *text)
 {
   static GRegex *re;
-  g_autofree char *lower = is_ascii (text) ? g_ascii_strdown (text, -1) : g_utf8_strdown (text, -1);
+  gboolean ascii = is_ascii (text);
+  g_autofree char *lower = ascii ? g_ascii_strdown (text, -1) : g_utf8_strdown (text, -1);
   g_autoptr (GMatchInfo) match = NULL;
   g_autoptr (GPtrArray) out = g_ptr_array_new ();
 
-  /* compiled once for the process; GRegex matching is thread-safe */
-  if (g_once_init_enter (&re))
-    g_once_init_leave (&re, g_regex_new ("[\\w']+|[^\\w\\s]", G_REGEX_OPTIMIZE, 0, NULL));
-  g_regex_match (re, lower, 0, &match);
-  while (g_match_info_matches (match))
+  if (ascii)
+    ascii_words (lower, out);
+  else
     {
-      g_ptr_array_add (out, g_match_info_fetch (match, 0));
-      g_match_info_next (match, NULL);
+      /* compiled once for the process; GRegex matching is thread-safe */
+      if (g_once_init_enter (&re))
+        g_once_init_leave (&re, g_regex_new ("[\\w']+|[^\\w\\s]", G_REGEX_OPTIMIZE, 0, NULL));
+      g_regex_match (re, lower, 0, &match);
+      while (g_match_info_matches (match))
+        {
+          g_ptr_array_add (out, g_match_info_fetch (match, 0));
+          g_match_info_next (match, NULL);
+        }
     }
   g_ptr_array_add (out, NULL);
   return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);

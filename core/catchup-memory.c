@@ -75,6 +75,7 @@ catchup_memory_free (CatchupMemory *mem)
     return;
   g_clear_pointer (&mem->turns, g_ptr_array_unref);
   g_clear_pointer (&mem->gaps, g_ptr_array_unref);
+  g_clear_pointer (&mem->detected, g_ptr_array_unref);
   g_clear_pointer (&mem->gap_of, g_hash_table_unref);
   g_clear_pointer (&mem->pools, g_ptr_array_unref);
   g_clear_pointer (&mem->selected, g_ptr_array_unref);
@@ -486,9 +487,12 @@ build_remember (Ctx *ctx, GPtrArray *window, const CatchupMemoryOptions *opts, C
       g_ptr_array_add (mem->gaps, catchup_gap_copy (opts->gaps->pdata[i]));
   else
     {
-      g_autoptr (GPtrArray) found = catchup_gaps_detect (window, opts->max_gaps);
-
-      g_ptr_array_extend_and_steal (mem->gaps, g_steal_pointer (&found));
+      /* all of them, once: the summary looks up the references of every line, the memory retrieves for the
+       * strongest (the detector's order is stable, so they are what a detection of max_gaps returns) */
+      g_clear_pointer (&mem->detected, g_ptr_array_unref);
+      mem->detected = catchup_gaps_detect (window, 0);
+      for (guint i = 0; i < mem->detected->len && (opts->max_gaps == 0 || i < opts->max_gaps); i++)
+        g_ptr_array_add (mem->gaps, catchup_gap_copy (mem->detected->pdata[i]));
     }
   if (opts->pool_size > 0)
     ctx->pool_lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);

@@ -43,6 +43,8 @@ void catchup_memory_options_init (CatchupMemoryOptions *opts);
 typedef struct {
   GPtrArray *turns;   /* CatchupMessage, chronological */
   GPtrArray *gaps;    /* CatchupGap used */
+  GPtrArray *detected;/* CatchupGap: every gap the embedded detector found in the window, strongest first (gaps
+                       * holds the first max_gaps); NULL when the gaps came from elsewhere (a model) */
   guint tokens;
   GHashTable *gap_of; /* message id -> index of the gap it was kept for (-1: lead-in) as GINT_TO_POINTER(i+1) */
   GPtrArray *pools;   /* with pool_size: per gap, a GPtrArray of candidate CatchupMessage, best first; else NULL */

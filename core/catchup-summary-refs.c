@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -137,14 +138,37 @@ said_terms (const char *text)
   return terms;
 }
 
+/* Terms of what a message states: its sentences less those that ask. "How's the dance studio?" names the studio
+ * and tells nothing about it, so a turn that only asks about a thing does not explain it. */
+static GPtrArray *
+stated_terms (const char *text)
+{
+  g_autoptr (GString) stated = g_string_new (NULL);
+  const char *start = text ? text : "";
+  for (const char *p = start;; p++) {
+    gboolean end = *p == '\0' || ((*p == '.' || *p == '!' || *p == '?' || *p == '\n') &&
+                                   (p[1] == '\0' || p[1] == ' ' || p[1] == '\n'));
+    if (!end)
+      continue;
+    if (*p != '?')
+      g_string_append_len (g_string_append_c (stated, ' '), start, p - start);
+    if (*p == '\0')
+      break;
+    start = p + 1;
+  }
+  return said_terms (stated->str);
+}
+
 /* The memory's turns and the window's with their terms, cut once for all the lines. */
 struct _CatchupSummaryRefs {
   CatchupMemory *mem;
   GPtrArray *terms;      /* GPtrArray of terms, per memory turn */
+  GPtrArray *stated;     /* GPtrArray of the terms of its statements (stated_terms), per memory turn */
   GPtrArray *joined;     /* GPtrArray of its neighbouring terms joined ("fall back": "fallback"), per turn */
   GHashTable *df;        /* term -> number of memory turns that have it: how well it picks out one of them */
   guint docs;
   GHashTable *first;     /* term -> 1 + the index of the first window candidate that has it */
+  GPtrArray *asks;       /* per window candidate, non-NULL when it asks a question */
   GHashTable *exprs;     /* window message id -> GPtrArray of the detector's casefolded expressions */
   GHashTable *people;    /* casefolded speakers of the window and the memory */
 };
@@ -181,10 +205,16 @@ add_expression (GHashTable *exprs, const char *id, const char *expression)
 static void
 collect_expressions (CatchupSummaryRefs *r, GArray *cands)
 {
-  g_autoptr (GPtrArray) window = g_ptr_array_new ();
-  for (guint i = 0; i < cands->len; i++)
-    g_ptr_array_add (window, g_array_index (cands, CatchupCandidate, i).msg);
-  g_autoptr (GPtrArray) gaps = catchup_gaps_detect (window, 0);
+  g_autoptr (GPtrArray) gaps = NULL;
+  /* the memory's detection over the same window when it ran the embedded detector; else the detector runs here */
+  if (r->mem && r->mem->detected)
+    gaps = g_ptr_array_ref (r->mem->detected);
+  else {
+    g_autoptr (GPtrArray) window = g_ptr_array_new ();
+    for (guint i = 0; i < cands->len; i++)
+      g_ptr_array_add (window, g_array_index (cands, CatchupCandidate, i).msg);
+    gaps = catchup_gaps_detect (window, 0);
+  }
   for (guint i = 0; i < gaps->len; i++) {
     const CatchupGap *gap = gaps->pdata[i];
     if (gap->utterance_id && gap->expression)
@@ -204,8 +234,10 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
   r->mem = mem;
   r->terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->joined = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  r->stated = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r->asks = g_ptr_array_new ();
   r->exprs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   r->people = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; mem && mem->turns && i < mem->turns->len; i++) {
@@ -221,11 +253,13 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
     g_hash_table_add (r->people, g_utf8_casefold (m->speaker ? m->speaker : "", -1));
     count_terms (r, terms);
     g_ptr_array_add (r->terms, terms);
+    g_ptr_array_add (r->stated, stated_terms (m->text));
     r->docs++;
   }
   for (guint i = 0; i < cands->len; i++) {
     const CatchupCandidate *c = &g_array_index (cands, CatchupCandidate, i);
     g_autoptr (GPtrArray) terms = said_terms (c->clean);
+    g_ptr_array_add (r->asks, c->question ? (gpointer) c : NULL);
     g_hash_table_add (r->people, g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1));
     for (guint t = 0; t < terms->len; t++)
       if (!g_hash_table_contains (r->first, terms->pdata[t]))
@@ -242,8 +276,10 @@ catchup_summary_refs_free (CatchupSummaryRefs *r)
     return;
   g_ptr_array_unref (r->terms);
   g_ptr_array_unref (r->joined);
+  g_ptr_array_unref (r->stated);
   g_hash_table_unref (r->df);
   g_hash_table_unref (r->first);
+  g_ptr_array_unref (r->asks);
   g_hash_table_unref (r->exprs);
   g_hash_table_unref (r->people);
   g_free (r);
@@ -328,12 +364,14 @@ typedef struct {
   char *label;           /* as the line writes it */
   GPtrArray *required;   /* terms; the last is the head */
   Owner owner;
+  char *setting;         /* "on the court": the place phrase a one-word expression stands in, or NULL */
 } Anchor;
 
 static void
 anchor_clear (Anchor *a)
 {
   g_free (a->label);
+  g_free (a->setting);
   g_clear_pointer (&a->required, g_ptr_array_unref);
 }
 
@@ -376,6 +414,53 @@ cut_phrase (const char *folded_expr, const char *folded_line)
   return FALSE;
 }
 
+/* "that community", "this story", "these photos": a demonstrative points at what was just said. In an exchange
+ * of question and answer inside the window that is the turn before ("How did it feel being part of that
+ * community?" after the other's story of a parade; "I still remember this story" answering "is there a
+ * favourite piece?"); a statement such as "switching to that fallback" can point before the window. */
+static gboolean
+is_demonstrative (const char *folded_expr)
+{
+  static const char *const demonstratives[] = { "that ", "this ", "these ", "those ", NULL };
+  for (guint i = 0; demonstratives[i]; i++)
+    if (g_str_has_prefix (folded_expr, demonstratives[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* "moments like these that make", "the things that matter": a "that" after a pronoun or a plural opens a
+ * relative clause, it points at nothing. */
+static gboolean
+relative_that (const char *folded_expr, const char *folded_line)
+{
+  static const char *const heads[] = { "these", "those", "ones", "things", "something", "anything", "everything",
+                                       "nothing", "someone", "anyone", "everyone", "people", NULL };
+  if (!g_str_has_prefix (folded_expr, "that "))
+    return FALSE;
+  for (guint i = 0; heads[i]; i++) {
+    g_autofree char *phrase = g_strconcat (heads[i], " ", folded_expr, NULL);
+    if (catchup_text_has_folded_phrase (folded_line, phrase))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* The place phrase a one-word definite expression stands in ("on the court", "at the office"), or NULL. A
+ * speaker's usual setting is no referent to look up: a memory turn using the same phrase explains nothing. */
+static char *
+setting_phrase (const char *folded_expr, const char *folded_line)
+{
+  static const char *const places[] = { "on", "off", "in", "at", "around", "inside", "outside", NULL };
+  if (!g_str_has_prefix (folded_expr, "the "))
+    return NULL;
+  for (guint i = 0; places[i]; i++) {
+    g_autofree char *phrase = g_strconcat (places[i], " ", folded_expr, NULL);
+    if (catchup_text_has_folded_phrase (folded_line, phrase))
+      return g_steal_pointer (&phrase);
+  }
+  return NULL;
+}
+
 /* A detector expression that names something: "the petition", "the max record size". */
 static gboolean
 expression_anchor (const char *folded_expr, const char *folded_line, GHashTable *wanted, Anchor *out)
@@ -397,7 +482,8 @@ expression_anchor (const char *folded_expr, const char *folded_line, GHashTable 
   /* "the advocacy event" is not any event: two of its words, when it has two */
   if (naming->len > 2)
     g_ptr_array_remove_range (naming, 0, naming->len - 2);
-  *out = (Anchor) { catchup_summary_sanitize (folded_expr), naming, owner_of (folded_expr) };
+  *out = (Anchor) { catchup_summary_sanitize (folded_expr), naming, owner_of (folded_expr),
+                    naming->len == 1 ? setting_phrase (folded_expr, folded_line) : NULL };
   return TRUE;
 }
 
@@ -413,7 +499,8 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   }
   if (digit && alpha)
     return TRUE;
-  if (!g_unichar_isupper (g_utf8_get_char (word)) || g_str_equal (word, "I"))
+  /* "Version: 3.0.0-rc1" is a field's label */
+  if (!g_unichar_isupper (g_utf8_get_char (word)) || g_str_equal (word, "I") || w[strlen (word)] == ':')
     return FALSE;
   /* "Mel" is Melanie, addressed */
   g_autofree char *folded = g_utf8_casefold (word, -1);
@@ -426,7 +513,7 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   const char *p = w;
   while (p > text && p[-1] == ' ')
     p--;
-  return p > text && !strchr (".!?:;\"([", p[-1]);
+  return p > text && !strchr (".!?:;\"([\n", p[-1]);
 }
 
 /* The names of a line, each a required term that is new in the window. */
@@ -460,7 +547,7 @@ name_anchors (const CatchupSummaryRefs *r, const char *text, GHashTable *wanted,
       g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
       p = e;
     }
-    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY };
+    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY, NULL };
     g_array_append_val (anchors, a);
   }
 }
@@ -480,19 +567,88 @@ has_all (GPtrArray *turn_terms, GPtrArray *required)
   return FALSE;
 }
 
+/* The casefolded names of people or places a text writes ("Cindy", "Edinburgh"): capitalised inside a sentence,
+ * in lower case after the first letter, not a person of the room. */
+static GHashTable *
+names_of (const CatchupSummaryRefs *r, const char *text)
+{
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (const char *p = text ? text : ""; *p;) {
+    const char *w = p;
+    gboolean lower = FALSE;
+    while (*p && g_unichar_isalpha (g_utf8_get_char (p))) {
+      lower |= p > w && g_unichar_islower (g_utf8_get_char (p));
+      p = g_utf8_next_char (p);
+    }
+    if (p == w) {
+      p = g_utf8_next_char (p);
+      continue;
+    }
+    g_autofree char *word = g_strndup (w, p - w);
+    if (lower && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+      continue;
+    if (lower && is_name (text, w, word, r->people))
+      g_hash_table_add (names, g_utf8_casefold (word, -1));
+  }
+  return names;
+}
+
+/* "One of the residents at the shelter, Cindy" is not the resident Laura of a memory turn: when both name people
+ * or places and share none, they are about different ones of the same kind. */
+static gboolean
+other_instance (GHashTable *line_names, GHashTable *turn_names)
+{
+  GHashTableIter it;
+  gpointer name;
+  if (g_hash_table_size (line_names) == 0 || g_hash_table_size (turn_names) == 0)
+    return FALSE;
+  g_hash_table_iter_init (&it, line_names);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    if (g_hash_table_contains (turn_names, name))
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether the turn is by the owner of "my X"/"your X" and calls it so: its speaker writing "your X" means the
+ * other person's. */
+static gboolean
+owner_says_own (const Anchor *a, const char *folded_turn)
+{
+  if (a->owner == OWNER_ANY)
+    return TRUE;
+  const char *head = strrchr (a->label, ' ');
+  g_autofree char *yours = g_strconcat ("your", head ? head : " ", NULL);
+  g_autofree char *mine = g_strconcat ("my", head ? head : " ", NULL);
+  return !catchup_text_has_folded_phrase (folded_turn, yours) || catchup_text_has_folded_phrase (folded_turn, mine);
+}
+
+/* Whether a memory turn can be about the anchor's referent at all: it states its name, is by its owner, is no
+ * other instance of the same kind and does not use it as the same setting. */
+static gboolean
+about_anchor (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, const Anchor *a,
+              GHashTable *line_names)
+{
+  const CatchupMessage *t = r->mem->turns->pdata[i];
+  gboolean named = has_all (r->stated->pdata[i], a->required) ||
+                   (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0]));
+  if (!t->id || t->ts > c->msg->ts || !named || !owner_fits (a->owner, t, c->msg))
+    return FALSE;
+  g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);
+  g_autoptr (GHashTable) turn_names = names_of (r, t->text);
+  return owner_says_own (a, folded) && !other_instance (line_names, turn_names) &&
+         !(a->setting && catchup_text_has_folded_phrase (folded, a->setting));
+}
+
 /* The one memory turn about the anchor's referent that explains the line's new words, or -1. */
 static gint
 best_evidence (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Anchor *a, GHashTable *wanted)
 {
   CatchupMemory *mem = r->mem;
   g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (Evidence));
+  g_autoptr (GHashTable) line_names = names_of (r, c->clean);
   gint best = -1;
   for (guint i = 0; i < mem->turns->len; i++) {
-    const CatchupMessage *t = mem->turns->pdata[i];
-    gboolean named = has_all (r->terms->pdata[i], a->required) ||
-                     (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0]));
-    if (!t->id || t->ts > c->msg->ts || !named ||
-        !owner_fits (a->owner, t, c->msg))
+    if (!about_anchor (r, i, c, a, line_names))
       continue;
     Evidence e = evidence_of (r, i, wanted, a->required);
     g_array_append_val (all, e);
@@ -524,6 +680,10 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
   g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
   for (guint i = 0; i < exprs->len; i++) {
     Anchor a;
+    if ((index > 0 && is_demonstrative (exprs->pdata[i]) &&
+         (c->question || refs->asks->pdata[index - 1] != NULL)) ||
+        relative_that (exprs->pdata[i], c->folded))
+      continue;
     if (expression_anchor (exprs->pdata[i], c->folded, wanted, &a))
       g_array_append_val (anchors, a);
   }
@@ -560,4 +720,83 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
   CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, max_chars);
   if (item)
     g_ptr_array_add (items, item);
+}
+
+/* A quote longer than this reads as a second line, not as a part of the first. */
+#define INLINE_CHARS 90
+
+/* The byte offset just after the first occurrence of ref in text on word boundaries, ignoring ASCII case, or -1
+ * (a reference in other scripts stays on its own line: its casefolded length may differ). */
+static gssize
+end_of_ref (const char *text, const char *ref)
+{
+  gsize n = strlen (ref);
+  for (const char *p = ref; *p; p++)
+    if ((guchar) *p >= 0x80)
+      return -1;
+  for (const char *p = text; n > 0 && *p; p++)
+    if (g_ascii_strncasecmp (p, ref, n) == 0 && (p == text || !g_ascii_isalnum (p[-1])) &&
+        !g_ascii_isalnum (p[n]) && p[n] != '-')
+      return (p - text) + (gssize) n;
+  return -1;
+}
+
+/* Whether a quote shows what the reference is called (the start of its last word at a word start: "store" for
+ * "the clothing store", "shelter" for "shelters"): only then does it read as the explanation in place. */
+static gboolean
+shows_name (const char *quote, const char *ref)
+{
+  const char *space = strrchr (ref, ' ');
+  const char *head = space ? space + 1 : ref;
+  gsize n = MIN (strlen (head), 5);
+  for (const char *p = quote; n > 0 && *p; p++)
+    if ((p == quote || !g_ascii_isalnum (p[-1])) && g_ascii_strncasecmp (p, head, n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+char *
+catchup_summary_line_text (const CatchupSummaryLine *line, GArray **inlined)
+{
+  g_autoptr (GString) text = g_string_new (line->text ? line->text : "");
+  guint n = line->context ? line->context->len : 0;
+  g_autoptr (GArray) flags = g_array_sized_new (FALSE, TRUE, sizeof (gboolean), n);
+  g_autoptr (GArray) ends = g_array_sized_new (FALSE, TRUE, sizeof (gssize), n);
+
+  g_array_set_size (flags, n);
+  g_array_set_size (ends, n);
+  for (guint i = 0; i < n; i++) {
+    const CatchupSummaryItem *item = line->context->pdata[i];
+    gboolean fits = item->ref && item->speaker && item->text && g_utf8_strlen (item->text, -1) <= INLINE_CHARS &&
+                    !strpbrk (item->text, "()[") && shows_name (item->text, item->ref);
+    gssize end = fits ? end_of_ref (line->text ? line->text : "", item->ref) : -1;
+    /* after the possessive: "Aragorn's story (…)" would split it, "Aragorn's (…) story" does not */
+    if (end >= 0 && (g_str_has_prefix (line->text + end, "'s") || g_str_has_prefix (line->text + end, "’s")))
+      end += g_str_has_prefix (line->text + end, "'s") ? 2 : strlen ("’s");
+    g_array_index (ends, gssize, i) = end;
+  }
+  /* from the last place in the line to the first, so that the places before stay where they were */
+  for (;;) {
+    gint next = -1;
+    for (guint i = 0; i < n; i++)
+      if (!g_array_index (flags, gboolean, i) && g_array_index (ends, gssize, i) >= 0 &&
+          (next < 0 || g_array_index (ends, gssize, i) > g_array_index (ends, gssize, next)))
+        next = (gint) i;
+    if (next < 0)
+      break;
+    const CatchupSummaryItem *item = line->context->pdata[next];
+    /* an excerpt's leading "…" says it starts inside the message: the quote marks say it is a quote */
+    const char *quote = g_str_has_prefix (item->text, "…") ? item->text + strlen ("…") : item->text;
+    /* Translators: put into a summary line after the expression it explains: " (speaker: “earlier message”)" */
+    g_autofree char *insert = g_strdup_printf (_(" (%s: “%s”)"), item->speaker, quote);
+    g_string_insert (text, g_array_index (ends, gssize, next), insert);
+    g_array_index (flags, gboolean, next) = TRUE;
+    /* one explanation a place */
+    for (guint i = 0; i < n; i++)
+      if (g_array_index (ends, gssize, i) == g_array_index (ends, gssize, next))
+        g_array_index (ends, gssize, i) = -1;
+  }
+  if (inlined)
+    *inlined = g_steal_pointer (&flags);
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }

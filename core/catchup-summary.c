@@ -293,13 +293,15 @@ cited (const CatchupSummaryItem *item, gint64 window_end)
 }
 
 static void
-append_items (GString *out, const CatchupSummaryLine *line, gint64 window_end)
+append_items (GString *out, const CatchupSummaryLine *line, GArray *inlined, gint64 window_end)
 {
   if (line->before)
     /* Translators: under a request to the user or their own commitment from before the window */
     g_string_append_printf (out, "  ↳ %s\n", _("still open, from before this window"));
   for (guint k = 0; k < line->context->len; k++) {
     const CatchupSummaryItem *item = line->context->pdata[k];
+    if (g_array_index (inlined, gboolean, k))
+      continue;
     g_autofree char *quote = cited (item, window_end);
     g_autofree char *ref = item->ref ? catchup_summary_sanitize (item->ref) : NULL;
     if (ref)
@@ -373,7 +375,9 @@ catchup_summary_to_text (const CatchupSummary *summary)
   }
   for (guint i = 0; summary->lines && i < summary->lines->len; i++) {
     const CatchupSummaryLine *line = summary->lines->pdata[i];
-    g_autofree char *text = catchup_summary_sanitize (line->text);
+    g_autoptr (GArray) inlined = NULL;
+    g_autofree char *with_refs = catchup_summary_line_text (line, &inlined);
+    g_autofree char *text = catchup_summary_sanitize (with_refs);
     if ((gint) line->section != section) {
       section = line->section;
       prev = NULL;
@@ -394,7 +398,7 @@ catchup_summary_to_text (const CatchupSummary *summary)
       else
         g_string_append_printf (out, "• %s: %s\n", who, text);
     }
-    append_items (out, line, summary->head.last_ts);
+    append_items (out, line, inlined, summary->head.last_ts);
     prev = line;
   }
   append_left_out (out, summary);

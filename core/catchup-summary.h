@@ -69,6 +69,10 @@ CatchupSummaryLine *catchup_summary_line_new (CatchupSection section, const char
 void catchup_summary_line_free (CatchupSummaryLine *line);
 /* The main source id, or NULL. */
 const char *catchup_summary_line_source (const CatchupSummaryLine *line);
+/* The line's text with each short reference put in after the expression it explains, where it reads as part of
+ * the line: "the art show (caroline: “Next month I'm having an LGBTQ art show”)". inlined (may be NULL) gets one
+ * gboolean per context item: TRUE when the text carries it and it needs no line of its own. */
+char *catchup_summary_line_text (const CatchupSummaryLine *line, GArray **inlined);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupSummaryLine, catchup_summary_line_free)
 
 /* The headline as data: what the window holds. */

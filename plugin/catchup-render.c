@@ -58,7 +58,7 @@ cited (const Render *r, const CatchupSummaryItem *item)
 }
 
 static void
-add_items (Render *r, const CatchupSummaryLine *line)
+add_items (Render *r, const CatchupSummaryLine *line, GArray *inlined)
 {
   if (line->before != NULL)
     /* Translators: under a request to the user or their own commitment from before the window */
@@ -66,8 +66,11 @@ add_items (Render *r, const CatchupSummaryLine *line)
   for (guint i = 0; line->context != NULL && i < line->context->len; i++)
     {
       const CatchupSummaryItem *item = line->context->pdata[i];
-      g_autofree char *quote = cited (r, item);
+      g_autofree char *quote = NULL;
 
+      if (g_array_index (inlined, gboolean, i))
+        continue;
+      quote = cited (r, item);
       /* Translators: what an expression of the line above refers to: "“that fallback” → text (speaker, time)" */
       add_row (r, CATCHUP_ROW_ITEM, NULL, NULL,
                item->ref ? g_strdup_printf (_("“%s” → %s"), item->ref, quote) : g_steal_pointer (&quote));
@@ -137,6 +140,9 @@ catchup_render_rows (const CatchupSummary *summary, gboolean for_room)
   for (guint i = 0; summary->lines != NULL && i < summary->lines->len; i++)
     {
       const CatchupSummaryLine *line = summary->lines->pdata[i];
+      g_autoptr (GArray) inlined = NULL;
+      /* a short reference reads as part of the line; a longer one keeps a row of its own */
+      char *text = catchup_summary_line_text (line, &inlined);
 
       if ((gint) line->section != section)
         {
@@ -146,8 +152,8 @@ catchup_render_rows (const CatchupSummary *summary, gboolean for_room)
       add_row (&r, CATCHUP_ROW_LINE, line->speaker,
                !line->speaker || !line->ts ? NULL
                : line->before != NULL ? item_time (&r, line->ts) : catchup_headline_format_time (line->ts, r.style, tz),
-               g_strdup (line->text ? line->text : ""));
-      add_items (&r, line);
+               text);
+      add_items (&r, line, inlined);
     }
   /* what is only for the user: topics left out, why the model was not used */
   if (!for_room)

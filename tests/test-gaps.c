@@ -131,6 +131,38 @@ test_detect_expressions (void)
   assert_query_from_window (window, gaps);
 }
 
+/* ASCII text is split and case-folded without GLib's Unicode tables: the same window with a non-ASCII mark at
+ * the end of every line (which takes the Unicode path and adds no word) has the same gaps. */
+static void
+test_ascii_like_unicode (void)
+{
+  g_autoptr (GPtrArray) window = window_of (team, G_N_ELEMENTS (team));
+  g_autoptr (GPtrArray) marked = window_of (team, G_N_ELEMENTS (team));
+  g_autoptr (GPtrArray) gaps = NULL, marked_gaps = NULL;
+
+  for (guint i = 0; i < marked->len; i++)
+    {
+      CatchupMessage *m = marked->pdata[i];
+      char *text = g_strconcat (m->text, " \xe2\x80\x94", NULL);
+
+      g_free (m->text);
+      m->text = text;
+    }
+  gaps = catchup_gaps_detect (window, 0);
+  marked_gaps = catchup_gaps_detect (marked, 0);
+  g_assert_cmpuint (gaps->len, >, 0);
+  g_assert_cmpuint (marked_gaps->len, ==, gaps->len);
+  for (guint i = 0; i < gaps->len; i++)
+    {
+      const CatchupGap *a = gaps->pdata[i], *b = marked_gaps->pdata[i];
+
+      g_assert_cmpstr (a->utterance_id, ==, b->utterance_id);
+      g_assert_cmpint (a->type, ==, b->type);
+      g_assert_cmpstr (a->expression, ==, b->expression);
+      g_assert_cmpstr (a->anchors, ==, b->anchors);
+    }
+}
+
 static void
 test_gap_ids_are_window_ids (void)
 {
@@ -279,6 +311,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/catchup/gaps/expressions", test_detect_expressions);
   g_test_add_func ("/catchup/gaps/ids-are-window-ids", test_gap_ids_are_window_ids);
+  g_test_add_func ("/catchup/gaps/ascii-like-unicode", test_ascii_like_unicode);
   g_test_add_func ("/catchup/gaps/max-gaps", test_max_gaps);
   g_test_add_func ("/catchup/gaps/chit-chat", test_chit_chat);
   g_test_add_func ("/catchup/gaps/introduced-in-window", test_introduced_in_window);

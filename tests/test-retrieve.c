@@ -423,15 +423,6 @@ test_sparse_terms (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
 }
 
-static double
-hit_score (GArray *hits, gint64 chunk)
-{
-  for (guint i = 0; i < hits->len; i++)
-    if (g_array_index (hits, CatchupHit, i).chunk == chunk)
-      return g_array_index (hits, CatchupHit, i).score;
-  return -1;
-}
-
 /* One FTS5 pass for many queries ranks each as its own bm25() query would: the same scores in the same order
  * (chatter repeats, so equal scores may swap places), before a position too, for queries that share a pass
  * and queries that do not. */
@@ -471,7 +462,7 @@ test_sparse_multi (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
                 const CatchupHit *h = &g_array_index (mine, CatchupHit, k);
 
                 g_assert_cmpfloat_with_epsilon (h->score, g_array_index (one, CatchupHit, k).score, 1e-9);
-                g_assert_cmpfloat_with_epsilon (h->score, hit_score (all, h->chunk), 1e-9);
+                g_assert_cmpfloat_with_epsilon (h->score, score_of (all, h->chunk), 1e-9);
               }
           }
       }

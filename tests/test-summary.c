@@ -1081,21 +1081,23 @@ context_of (const CatchupSummary *s, const char *id)
   return NULL;
 }
 
+static const Row pet_memory[] = {
+  { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
+  { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
+};
+
+static const Row pet_window[] = {
+  { "w1", T0, "john", "pets really lift our spirits. I still miss Max after those ten years, here's a pic of him" },
+  { "w2", T0 + MIN_, "maria", "he looks so happy in that one" },
+};
+
 /* A name the window has not introduced is looked up like a flagged expression: "Max" is the dog another speaker
  * was sorry about, a turn that shares the line's other new words too. */
 static void
 test_reference_by_name (void)
 {
-  const Row past[] = {
-    { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
-    { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
-  };
-  const Row rows[] = {
-    { "w1", T0, "john", "pets really lift our spirits. I still miss Max after those ten years, here's a pic of him" },
-    { "w2", T0 + MIN_, "maria", "he looks so happy in that one" },
-  };
-  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), NULL, NULL,
-                                                 CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) s = summarize_rows (pet_window, G_N_ELEMENTS (pet_window), pet_memory,
+                                                 G_N_ELEMENTS (pet_memory), NULL, NULL, CATCHUP_LENGTH_NORMAL);
   GPtrArray *context = context_of (s, "w1");
 
   g_assert_nonnull (context);
@@ -1187,6 +1189,144 @@ test_reference_stock_run_on (void)
   g_assert_false (has_context (s, "together we can"));
 }
 
+/* Whether the summary of rows with the memory past shows a reference line for expr, flagged in gap_id. */
+static gboolean
+ref_shown (const Row *rows, guint n, const Row *past, guint n_past, const char *gap_id, const char *expr)
+{
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, gap_id, expr, CATCHUP_LENGTH_DETAILED);
+  return has_ref (s, expr);
+}
+
+#define REF_SHOWN(rows, past, gap_id, expr) \
+  ref_shown (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), gap_id, expr)
+
+/* A demonstrative points at what was just said: inside the window that is the turn before it, so only the
+ * window's first message gets a reference for "that community center". */
+static void
+test_reference_demonstrative (void)
+{
+  const Row past[] = {
+    { "p1", T0 - DAY, "caroline", "I joined the pride community center downtown, the volunteers meet every Tuesday" },
+  };
+  const Row first[] = {
+    { "w1", T0, "melanie", "how is that community center going? do the volunteers still meet every Tuesday?" },
+    { "w2", T0 + MIN_, "caroline", "yes, every week" },
+  };
+  const Row later[] = {
+    { "w0", T0 - MIN_, "caroline", "I went to a pride parade last Friday, so much love everywhere" },
+    { "w1", T0, "melanie", "how is that community center going? do the volunteers still meet every Tuesday?" },
+    { "w2", T0 + MIN_, "caroline", "yes, every week" },
+  };
+
+  g_assert_true (REF_SHOWN (first, past, "w1", "that community center"));
+  g_assert_false (REF_SHOWN (later, past, "w1", "that community center"));
+}
+
+/* A capitalised field label ("Version: 3.0.0-rc1") is no name to look up. */
+static void
+test_reference_field_label (void)
+{
+  const Row past[] = {
+    { "v1", T0 - DAY, "yuki_n", "pkgconf compares the Version field, so rc tags sort after the final 3.0.0" },
+  };
+  const Row rows[] = {
+    { "f1", T0, "gsteen", "one thing: the .pc says Version: 3.0.0-rc and pkgconf sorts that after 3.0.0" },
+    { "f2", T0 + MIN_, "yuki_n", "annoying" },
+  };
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), NULL, NULL,
+                                                 CATCHUP_LENGTH_DETAILED);
+
+  g_assert_true (has_line (s, "f1"));
+  g_assert_false (has_ref (s, "Version"));
+}
+
+/* One memory turn, one window line that leans on it (and a reply), and whether the line gets a reference. */
+typedef struct {
+  const char *past_speaker, *past_text, *speaker, *text, *expr;
+  gboolean shown;
+} RefCase;
+
+static const RefCase ref_cases[] = {
+  /* "on the court" is a speaker's usual setting: a memory turn with the same phrase explains nothing, while the
+   * same noun outside the phrase is looked up */
+  { "tim", "gaining confidence on the court must feel great after all that strength training",
+    "john", "same with me on the court, strength training finally paid off with confidence", "the court", FALSE },
+  { "tim", "gaining confidence on the court must feel great after all that strength training",
+    "john", "strength training for the court finally paid off with confidence", "the court", TRUE },
+  /* "one of the residents, Cindy" is not the resident Laura of a memory turn: another of the same kind */
+  { "maria", "one of the shelter residents, Laura, wrote us a heartfelt letter of gratitude",
+    "maria", "one of the residents at the shelter, Cindy, wrote the heartfelt letter of gratitude", "the residents",
+    FALSE },
+  { "maria", "one of the shelter residents, Cindy, wrote us a heartfelt letter of gratitude",
+    "maria", "one of the residents at the shelter, Cindy, wrote the heartfelt letter of gratitude", "the residents",
+    TRUE },
+  /* a turn that only asks about a thing ("How's the dance studio?") tells nothing about it */
+  { "gina", "How's the dance studio with the investors? Fashion editors noticed my store.",
+    "jon", "the dance studio lost its investors, the fashion crowd never came", "the dance studio", FALSE },
+  { "gina", "The dance studio found investors, fashion editors noticed my store.",
+    "jon", "the dance studio lost its investors, the fashion crowd never came", "the dance studio", TRUE },
+  /* "my list" is the speaker's own: their own "add it to your list" was about the other's */
+  { "tim", "definitely add rome food tours to your list, such a fun experience",
+    "tim", "rome food tours are high on my list this summer", "my list", FALSE },
+  { "tim", "rome food tours are on my list, such a fun experience",
+    "tim", "rome food tours are high on my list this summer", "my list", TRUE },
+  /* "moments like these that make": a relative "that" points at nothing */
+  { "melanie", "family camping moments make it all worth it, the lake was so calm",
+    "melanie", "camping moments like these that make me appreciate my family, the lake was calm", "that make",
+    FALSE },
+};
+
+static void
+test_reference_cases (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (ref_cases); i++) {
+    const RefCase *rc = &ref_cases[i];
+    const Row past[] = { { "p1", T0 - DAY, rc->past_speaker, rc->past_text } };
+    const Row rows[] = {
+      { "w1", T0, rc->speaker, rc->text },
+      { "w2", T0 + MIN_, rc->past_speaker, "I see" },
+    };
+    g_test_message ("case %u: %s", i, rc->text);
+    g_assert_cmpint (REF_SHOWN (rows, past, "w1", rc->expr), ==, rc->shown);
+  }
+}
+
+/* A short reference is put into the line after its expression, in the text and for the plugin; a long one
+ * keeps a line of its own. The structure keeps the item with its id either way. */
+static void
+test_reference_inline (void)
+{
+  g_autoptr (CatchupSummary) s = summarize_rows (pet_window, G_N_ELEMENTS (pet_window), pet_memory,
+                                                 G_N_ELEMENTS (pet_memory), NULL, NULL, CATCHUP_LENGTH_NORMAL);
+  CatchupSummaryLine *line = NULL;
+  for (guint i = 0; i < s->lines->len && !line; i++)
+    if (g_strcmp0 (catchup_summary_line_source (s->lines->pdata[i]), "w1") == 0)
+      line = s->lines->pdata[i];
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->context->len, ==, 1);
+
+  g_autoptr (GArray) inlined = NULL;
+  g_autofree char *text = catchup_summary_line_text (line, &inlined);
+  g_assert_nonnull (strstr (text, "miss Max (maria: “I'm so sorry about Max"));
+  g_assert_true (g_array_index (inlined, gboolean, 0));
+  g_autofree char *out = catchup_summary_to_text (s);
+  g_assert_nonnull (strstr (out, "miss Max (maria: “"));
+  g_assert_null (strstr (out, "↳ “Max”"));
+  g_assert_cmpstr (((CatchupSummaryItem *) line->context->pdata[0])->id, ==, "q2");
+
+  /* a quote too long to read as part of the line */
+  CatchupSummaryItem *item = line->context->pdata[0];
+  g_free (item->text);
+  item->text = g_strdup ("I'm so sorry about Max, losing a pet after ten years is tough, and the shelter was "
+                         "packed this weekend with so many volunteers");
+  g_autoptr (GArray) kept = NULL;
+  g_autofree char *plain = catchup_summary_line_text (line, &kept);
+  g_assert_null (strstr (plain, "(maria"));
+  g_assert_false (g_array_index (kept, gboolean, 0));
+  g_autofree char *out2 = catchup_summary_to_text (s);
+  g_assert_nonnull (strstr (out2, "↳ “Max” → I'm so sorry"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1223,5 +1363,9 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
   g_test_add_func ("/catchup/summary/reference-under-question", test_reference_under_question);
   g_test_add_func ("/catchup/summary/reference-stock-run-on", test_reference_stock_run_on);
+  g_test_add_func ("/catchup/summary/reference-demonstrative", test_reference_demonstrative);
+  g_test_add_func ("/catchup/summary/reference-field-label", test_reference_field_label);
+  g_test_add_func ("/catchup/summary/reference-cases", test_reference_cases);
+  g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   return g_test_run ();
 }
