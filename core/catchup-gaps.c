@@ -218,15 +218,6 @@ worthy (const char *lower, guint n_terms, CatchupWorth *worth)
   return n_terms >= 6;
 }
 
-gboolean
-catchup_gaps_is_worthy (const char *text, CatchupWorth *worth)
-{
-  g_autofree char *lower = casefold (text);
-  g_autoptr (GPtrArray) terms = catchup_text_terms (text, TRUE);
-
-  return worthy (lower, terms->len, worth);
-}
-
 static gboolean
 in_list (const char *w, const char *const *list, guint n)
 {

@@ -40,7 +40,5 @@ const char *catchup_worth_to_string (CatchupWorth worth);
 /* The embedded detector: window is a GPtrArray of CatchupMessage; returns a GPtrArray of CatchupGap, at most
  * max_gaps, most salient first. */
 GPtrArray *catchup_gaps_detect (GPtrArray *window, guint max_gaps);
-/* Classifies one utterance's summary-worthiness; FALSE when it is chit-chat. */
-gboolean catchup_gaps_is_worthy (const char *text, CatchupWorth *worth);
 
 G_END_DECLS
