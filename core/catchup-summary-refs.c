@@ -776,7 +776,10 @@ static CatchupSummaryItem *
 resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index, guint max_chars)
 {
   const CatchupMessage *last = r->mem->turns->pdata[r->mem->turns->len - 1];
-  if (index >= r->opening || !last->id || !last->speaker || !last->text ||
+  gpointer gap = NULL;
+  /* only a lead-in turn is known to be the one just before the window: a retrieved one may have others after it */
+  if (index >= r->opening || !last->id || !last->speaker || !last->text || !r->mem->gap_of ||
+      !g_hash_table_lookup_extended (r->mem->gap_of, last->id, NULL, &gap) || GPOINTER_TO_INT (gap) != 0 ||
       g_strcmp0 (last->speaker, c->msg->speaker) == 0 || last->ts > c->msg->ts ||
       c->msg->ts - last->ts > REPLY_SECONDS)
     return NULL;

@@ -1347,10 +1347,14 @@ test_reference_lead_in_reply (void)
     { "w1", T0 + 30, "caroline", "That's great news about your friend! Adopting takes patience, but it is so worth it for a family." },
     { "w2", T0 + MIN_, "melanie", "Thanks! Do you have any tips for getting started on the paperwork?" },
   };
-  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), NULL, NULL,
-                                                 CATCHUP_LENGTH_DETAILED);
-  g_autoptr (CatchupSummary) t = summarize_rows (control, G_N_ELEMENTS (control), past, G_N_ELEMENTS (past), NULL,
-                                                 NULL, CATCHUP_LENGTH_DETAILED);
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (GPtrArray) window2 = messages_from (control, G_N_ELEMENTS (control));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  /* the turn just before the window is the memory's lead-in */
+  g_hash_table_insert (mem->gap_of, g_strdup ("p2"), GINT_TO_POINTER (0));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) t = summarize (window2, mem, CATCHUP_LENGTH_DETAILED);
+  memory_free (mem);
   GPtrArray *context = context_of (s, "w1");
 
   g_assert_nonnull (context);
