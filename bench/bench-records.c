@@ -8,8 +8,9 @@
  * written. Nothing here passes or fails.
  *
  * --new-speaker N makes every Nth line a newcomer's (the prepared roster is rebuilt for a new speaker).
+ * --keep leaves the copy in the work folder, so that its chunk index can be compared between builds.
  *
- * usage: bench-records --db HISTORY.db [--messages 200] [--new-speaker N] [--workdir DIR]
+ * usage: bench-records --db HISTORY.db [--messages 200] [--new-speaker N] [--workdir DIR] [--keep]
  */
 #include "config.h"
 
@@ -69,29 +70,41 @@ largest_room (CatchupStore *store, GError **error)
   return best;
 }
 
-/* One message written as the history writer writes a room's batch; the two steps' CPU times added up. */
+/* CPU milliseconds of each step of the writer's room batch, summed over the messages. */
+typedef struct {
+  double rows, index, records, commit;
+} StepTimes;
+
+/* One message written as the history writer writes a room's batch; each step's CPU time added up. */
 static gboolean
-write_one (CatchupStore *store, gint64 room, CatchupMessage *msg, double *store_ms, double *records_ms,
-           guint *n_records, GError **error)
+write_one (CatchupStore *store, gint64 room, CatchupMessage *msg, StepTimes *times, guint *n_records,
+           GError **error)
 {
   g_autoptr (GPtrArray) batch = g_ptr_array_new ();
-  double t0, t1, t2;
+  double t0, t1, t2, t3;
   guint n = 0;
 
   g_ptr_array_add (batch, msg);
   if (!catchup_store_begin (store, error))
     return FALSE;
   t0 = thread_cpu_ms ();
-  if (!catchup_store_add_batch (store, room, batch, NULL, error) || !catchup_index_update (store, room, error))
+  if (!catchup_store_add_batch (store, room, batch, NULL, error))
     return FALSE;
   t1 = thread_cpu_ms ();
-  if (!catchup_records_update (store, room, CATCHUP_RECORDS_BATCH, &n, error))
+  if (!catchup_index_update (store, room, error))
     return FALSE;
   t2 = thread_cpu_ms ();
-  *store_ms += t1 - t0;
-  *records_ms += t2 - t1;
+  if (!catchup_records_update (store, room, CATCHUP_RECORDS_BATCH, &n, error))
+    return FALSE;
+  t3 = thread_cpu_ms ();
+  times->rows += t1 - t0;
+  times->index += t2 - t1;
+  times->records += t3 - t2;
   *n_records += n;
-  return catchup_store_commit (store, error);
+  if (!catchup_store_commit (store, error))
+    return FALSE;
+  times->commit += thread_cpu_ms () - t3;
+  return TRUE;
 }
 
 int
@@ -99,11 +112,13 @@ main (int argc, char **argv)
 {
   g_autofree char *db = NULL, *workdir = NULL, *copy = NULL;
   gint n_messages = 200, new_every = 0;
+  gboolean keep = FALSE;
   const GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "History database to copy (bench-speed --workdir)", "DB" },
     { "messages", 0, 0, G_OPTION_ARG_INT, &n_messages, "Single-message batches to add (200)", "N" },
     { "new-speaker", 0, 0, G_OPTION_ARG_INT, &new_every, "Every Nth line is a newcomer's (0: none)", "N" },
     { "workdir", 0, 0, G_OPTION_ARG_FILENAME, &workdir, "Folder for the copy (a temporary one)", "DIR" },
+    { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Keep the copy (records.db in the work folder)", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- the records writer's cost per live message");
@@ -111,7 +126,7 @@ main (int argc, char **argv)
   g_autoptr (CatchupStore) store = NULL;
   g_autoptr (GPtrArray) lines = NULL;
   g_auto (GStrv) roster = NULL;
-  double store_ms = 0, records_ms = 0;
+  StepTimes times = { 0 };
   guint n_records = 0, n_roster;
   gint64 room;
 
@@ -142,7 +157,7 @@ main (int argc, char **argv)
       const char *speaker = new_every > 0 && i % new_every == 0 ? newcomer : roster[(guint) i % MIN (n_roster, 20)];
       CatchupMessage *msg = catchup_message_new (id, line->ts + 86400, speaker, line->text);
 
-      if (!write_one (store, room, msg, &store_ms, &records_ms, &n_records, &error))
+      if (!write_one (store, room, msg, &times, &n_records, &error))
         {
           catchup_message_free (msg);
           goto fail;
@@ -150,9 +165,15 @@ main (int argc, char **argv)
       catchup_message_free (msg);
     }
   printf ("messages %d  speakers %u  records %u  store+index %.3f ms/msg  records %.3f ms/msg (CPU)\n", n_messages,
-          n_roster, n_records, store_ms / n_messages, records_ms / n_messages);
+          n_roster, n_records, (times.rows + times.index) / n_messages, times.records / n_messages);
+  printf ("per message, CPU ms: rows %.3f  index %.3f  records %.3f  commit %.3f  all %.3f\n",
+          times.rows / n_messages, times.index / n_messages, times.records / n_messages, times.commit / n_messages,
+          (times.rows + times.index + times.records + times.commit) / n_messages);
   g_clear_pointer (&store, catchup_store_close);
-  remove_db (copy);
+  if (keep)
+    printf ("kept %s\n", copy);
+  else
+    remove_db (copy);
   return 0;
 
 fail:

@@ -143,6 +143,69 @@ topic_of (const char *question, char **folded_nicks)
   return g_strjoinv (" ", (char **) kept->pdata);
 }
 
+static const char *const month_names[] = {
+  "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+  "november", "december", NULL,
+};
+
+static int
+month_of (const char *name)
+{
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+
+  for (int i = 0; month_names[i]; i++)
+    if (strcmp (lower, month_names[i]) == 0)
+      return i + 1;
+  return 0;
+}
+
+/* The local day (day > 0) or month a question names, as [since, until); FALSE for a day that does not exist. */
+static gboolean
+span_of (int year, int month, int day, gint64 *since, gint64 *until)
+{
+  g_autoptr (GDateTime) start = NULL, end = NULL;
+
+  if (day > 0 && (day > 31 || !g_date_valid_dmy ((GDateDay) day, (GDateMonth) month, (GDateYear) year)))
+    return FALSE;
+  start = g_date_time_new_local (year, month, day > 0 ? day : 1, 0, 0, 0);
+  if (start == NULL)
+    return FALSE;
+  end = day > 0 ? g_date_time_add_days (start, 1) : g_date_time_add_months (start, 1);
+  *since = g_date_time_to_unix (start);
+  *until = g_date_time_to_unix (end);
+  return TRUE;
+}
+
+/* "on 3 June, 2023", "May 25, 2023", "8th December, 2023", "in June 2023": a month without a year names no
+ * time the room can be asked about. */
+static void
+dates_of (const char *question, gint64 *since, gint64 *until)
+{
+  static const char *const patterns[] = {
+    "\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+([a-z]+)\\s*,?\\s*(\\d{4})\\b",  /* day month year */
+    "\\b([a-z]+)\\s+(\\d{1,2})(?:st|nd|rd|th)?\\s*,\\s*(\\d{4})\\b",    /* month day, year */
+    "\\b([a-z]+)\\s*,?\\s+(\\d{4})\\b",                                  /* month year */
+  };
+
+  *since = *until = 0;
+  for (guint p = 0; p < G_N_ELEMENTS (patterns); p++)
+    {
+      g_autoptr (GRegex) re = g_regex_new (patterns[p], G_REGEX_CASELESS, 0, NULL);
+      g_autoptr (GMatchInfo) mi = NULL;
+
+      for (g_regex_match (re, question, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+        {
+          g_auto (GStrv) f = g_match_info_fetch_all (mi);
+          const char *day = p == 0 ? f[1] : p == 1 ? f[2] : "0";
+          int month = month_of (p == 0 ? f[2] : f[1]);
+          int year = atoi (p == 2 ? f[2] : f[3]);
+
+          if (month > 0 && span_of (year, month, atoi (day), since, until))
+            return;
+        }
+    }
+}
+
 CatchupAskQuery *
 catchup_ask_compile (const char *question, const char *const *roster)
 {
@@ -182,6 +245,7 @@ catchup_ask_compile (const char *question, const char *const *roster)
             q->source = g_strdup (g_array_index (named, Named, j).nick);
         break;
       }
+  dates_of (question, &q->since, &q->until);
   q->topic = topic_of (question, nicks);
   q->question = g_strdup (question);
   q->roster = g_strdupv ((char **) roster);

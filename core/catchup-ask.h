@@ -29,6 +29,8 @@ typedef struct {
   char *topic;        /* the question's own words without names and question scaffolding */
   char *question;     /* as asked */
   char **roster;      /* the room's speakers it was compiled against */
+  gint64 since, until; /* "on 3 June, 2023", "in May 2023": the local day or month it names, [since, until)
+                        * in seconds since the epoch; both 0 when it names none */
 } CatchupAskQuery;
 
 void catchup_ask_query_free (CatchupAskQuery *q);

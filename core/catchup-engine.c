@@ -471,6 +471,8 @@ ask_evidence (ModelSession *ms, CatchupStore *store, gint64 room, const char *qu
               GCancellable *cancellable, GError **error)
 {
   CatchupAskQuery *q = catchup_ask_compile_for_room (store, room, question, error);
+  g_autoptr (GPtrArray) named = g_ptr_array_new ();
+  CatchupOptions qopts = *opts;
   CatchupMemory *mem;
   gboolean per_person = FALSE;
 
@@ -483,8 +485,14 @@ ask_evidence (ModelSession *ms, CatchupStore *store, gint64 room, const char *qu
     }
   if (per_person)
     return catchup_ask_people (store, room, q, opts->memory.budget, error);
-  /* the verbatim track's recall, with the model's embeddings when there is one */
-  mem = session_memory (ms, store, room, NULL, question, opts, cancellable, error);
+  /* the verbatim track's recall, with the model's embeddings when there is one; the people the question
+   * names are whose turns it asks for */
+  g_ptr_array_extend (named, q->people, NULL, NULL);
+  g_ptr_array_add (named, NULL);
+  qopts.memory.speakers = (const char *const *) named->pdata;
+  qopts.memory.since = q->since;
+  qopts.memory.until = q->until;
+  mem = session_memory (ms, store, room, NULL, question, &qopts, cancellable, error);
   if (mem == NULL)
     {
       catchup_ask_query_free (q);

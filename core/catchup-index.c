@@ -82,8 +82,11 @@ delete_chunks_from (CatchupStore *store, gint64 room, const CatchupPos *from, GE
 {
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GPtrArray) blobs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  /* a chunk's last turn never sorts before its first: the range on the last turn, redundant, lets the index on
+   * it find the few chunks at the tail instead of reading every chunk of the room */
   sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
-      "SELECT id, rows FROM chunks WHERE room = ?1 AND (first_ts > ?2 OR (first_ts = ?2 AND first_row >= ?3))",
+      "SELECT id, rows FROM chunks WHERE room = ?1 AND (last_ts, last_row) >= (?2, ?3) "
+      "AND (first_ts > ?2 OR (first_ts = ?2 AND first_row >= ?3))",
       error);
   int rc;
 
@@ -222,6 +225,39 @@ query_pos (CatchupStore *store, const char *sql, gint64 room, gint64 arg, Catchu
   return TRUE;
 }
 
+/* The first turn of the chunk that sorts first (last) among the room's chunks whose last turn sorts after
+ * (before) pos; found tells whether there is one. A room's chunks are the spans of catchup_chunk_spans(),
+ * whose first and last turns both increase from chunk to chunk, so the index on the last turn orders them as
+ * the first turns do, and each lookup reads one index entry instead of sorting the room's chunks. */
+static gboolean
+chunk_next_to (CatchupStore *store, gint64 room, const CatchupPos *pos, gboolean after, CatchupPos *first,
+               CatchupPos *last, gboolean *found, GError **error)
+{
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), after
+      ? "SELECT first_ts, first_row, last_ts, last_row FROM chunks WHERE room = ?1 AND (last_ts, last_row) > (?2, ?3) "
+        "ORDER BY last_ts, last_row LIMIT 1"
+      : "SELECT first_ts, first_row, last_ts, last_row FROM chunks WHERE room = ?1 AND (last_ts, last_row) < (?2, ?3) "
+        "ORDER BY last_ts DESC, last_row DESC LIMIT 1", error);
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (st, 1, room);
+  sqlite3_bind_int64 (st, 2, pos->ts);
+  sqlite3_bind_int64 (st, 3, pos->row);
+  rc = sqlite3_step (st);
+  *found = rc == SQLITE_ROW;
+  if (*found)
+    {
+      *first = (CatchupPos) { sqlite3_column_int64 (st, 0), sqlite3_column_int64 (st, 1) };
+      *last = (CatchupPos) { sqlite3_column_int64 (st, 2), sqlite3_column_int64 (st, 3) };
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "index restart"), FALSE;
+  return TRUE;
+}
+
 /* Where re-chunking must start so that the result equals chunking the whole room afresh: the chunk before
  * the first chunk that ends after the earliest new message (the new turn may fit at that chunk's end, or
  * take the place of the turn that ended it), or the start when there is none (the new turn may come before
@@ -230,54 +266,20 @@ static gboolean
 restart_pos (CatchupStore *store, gint64 room, const CatchupPos *earliest_new, CatchupPos *out,
              gboolean *from_start, GError **error)
 {
+  CatchupPos last;
+  const CatchupPos end = { G_MAXINT64, G_MAXINT64 };
   gboolean found;
-  sqlite3_stmt *st;
-  int rc;
 
-  st = catchup_db_prepare (catchup_store_db (store),
-      "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
-      "(last_ts > ?2 OR (last_ts = ?2 AND last_row > ?3)) ORDER BY first_ts, first_row LIMIT 1", error);
-  if (st == NULL)
+  if (!chunk_next_to (store, room, earliest_new, TRUE, out, &last, &found, error))
     return FALSE;
-  sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, earliest_new->ts);
-  sqlite3_bind_int64 (st, 3, earliest_new->row);
-  rc = sqlite3_step (st);
-  found = rc == SQLITE_ROW;
-  if (found)
+  if (!found)
     {
-      out->ts = sqlite3_column_int64 (st, 0);
-      out->row = sqlite3_column_int64 (st, 1);
-    }
-  sqlite3_reset (st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return catchup_db_set_error (catchup_store_db (store), rc, error, "index restart"), FALSE;
-  if (found)
-    {
-      st = catchup_db_prepare (catchup_store_db (store),
-          "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND "
-          "(first_ts < ?2 OR (first_ts = ?2 AND first_row < ?3)) ORDER BY first_ts DESC, first_row DESC LIMIT 1",
-          error);
-      if (st == NULL)
+      if (!chunk_next_to (store, room, &end, FALSE, out, &last, &found, error))
         return FALSE;
-      sqlite3_bind_int64 (st, 1, room);
-      sqlite3_bind_int64 (st, 2, out->ts);
-      sqlite3_bind_int64 (st, 3, out->row);
-      rc = sqlite3_step (st);
-      if (rc == SQLITE_ROW)
-        {
-          out->ts = sqlite3_column_int64 (st, 0);
-          out->row = sqlite3_column_int64 (st, 1);
-        }
-      sqlite3_reset (st);
-      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return catchup_db_set_error (catchup_store_db (store), rc, error, "index restart"), FALSE;
-      *from_start = rc != SQLITE_ROW;
+      *from_start = !found;
       return TRUE;
     }
-  if (!query_pos (store,
-                            "SELECT first_ts, first_row FROM chunks WHERE room = ?1 AND ?2 = ?2 "
-                            "ORDER BY last_ts DESC, last_row DESC LIMIT 1", room, 0, out, &found, error))
+  if (!chunk_next_to (store, room, &last, FALSE, out, &last, &found, error))
     return FALSE;
   *from_start = !found;
   return TRUE;
@@ -350,6 +352,63 @@ fill_text_hashes (CatchupStore *store, gint64 room, GError **error)
   return TRUE;
 }
 
+/* Rows after the room's indexed ones that new_rows() reads in row order before it asks the room's own order
+ * instead: a live room's few new rows are the last of the table, but a quiet room among busy ones may have many
+ * other rooms' rows after its own. */
+#define NEW_ROWS_SCAN 16384
+
+/* The room's rows after `seen` by the messages' primary key: earliest (ts, row) and the largest row among them.
+ * *complete is FALSE when more than NEW_ROWS_SCAN rows of any room follow `seen`. */
+static gboolean
+new_rows_scan (CatchupStore *store, gint64 room, gint64 seen, CatchupPos *earliest, gint64 *max_row,
+               gboolean *found, gboolean *complete, GError **error)
+{
+  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store),
+      "SELECT room, ts, row FROM messages WHERE row > ?1 ORDER BY row LIMIT ?2", error);
+  guint n = 0;
+  int rc;
+
+  if (st == NULL)
+    return FALSE;
+  *found = FALSE;
+  sqlite3_bind_int64 (st, 1, seen);
+  sqlite3_bind_int (st, 2, NEW_ROWS_SCAN + 1);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW && ++n <= NEW_ROWS_SCAN)
+    {
+      CatchupPos pos = { sqlite3_column_int64 (st, 1), sqlite3_column_int64 (st, 2) };
+
+      if (sqlite3_column_int64 (st, 0) != room)
+        continue;
+      if (!*found || pos.ts < earliest->ts || (pos.ts == earliest->ts && pos.row < earliest->row))
+        *earliest = pos;
+      *max_row = pos.row;
+      *found = TRUE;
+    }
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return catchup_db_set_error (catchup_store_db (store), rc, error, "index state"), FALSE;
+  *complete = n <= NEW_ROWS_SCAN;
+  return TRUE;
+}
+
+/* The room's messages not indexed yet (row > seen): the earliest in the room's order and the largest row. */
+static gboolean
+new_rows (CatchupStore *store, gint64 room, gint64 seen, CatchupPos *earliest, CatchupPos *max, gboolean *found,
+          GError **error)
+{
+  gboolean complete;
+
+  if (!new_rows_scan (store, room, seen, earliest, &max->row, found, &complete, error))
+    return FALSE;
+  if (complete)
+    return TRUE;
+  /* both walk the room's messages in its order: once in a long while, after many other rooms' messages */
+  return query_pos (store, "SELECT ts, row FROM messages WHERE room = ?1 AND row > ?2 ORDER BY ts, row LIMIT 1",
+                    room, seen, earliest, found, error) &&
+         (!*found || query_pos (store, "SELECT 0, max(row) FROM messages WHERE room = ?1 AND ?2 = ?2", room, 0, max,
+                                found, error));
+}
+
 static gboolean
 index_update_locked (CatchupStore *store, gint64 room, GError **error)
 {
@@ -365,14 +424,11 @@ index_update_locked (CatchupStore *store, gint64 room, GError **error)
   if (sqlite3_step (st) == SQLITE_ROW)
     seen = sqlite3_column_int64 (st, 0);
   sqlite3_reset (st);
-  if (!query_pos (store, "SELECT ts, row FROM messages WHERE room = ?1 AND row > ?2 ORDER BY ts, row LIMIT 1",
-                  room, seen, &earliest, &found, error))
+  if (!new_rows (store, room, seen, &earliest, &max, &found, error))
     return FALSE;
   if (!found)
     return TRUE;
-  if (!query_pos (store, "SELECT 0, max(row) FROM messages WHERE room = ?1 AND ?2 = ?2", room, 0, &max,
-                  &found, error) ||
-      !restart_pos (store, room, &earliest, &start, &from_start, error) ||
+  if (!restart_pos (store, room, &earliest, &start, &from_start, error) ||
       !delete_chunks_from (store, room, from_start ? NULL : &start, error) ||
       !chunk_from (store, room, from_start ? NULL : &start, error))
     return FALSE;

@@ -33,6 +33,8 @@ typedef struct {
   CatchupEmbedder *embedder;   /* NULL: the default */
   GPtrArray *gaps;             /* CatchupGap: use these instead of the embedded detector (model path); may be NULL */
   guint pool_size;             /* remember: also keep each gap's best candidate turns, up to this many (0: none) */
+  const char *const *speakers; /* a question's: the people it names (NULL-terminated, borrowed; may be NULL) */
+  gint64 since, until;         /* a question's: the day or month it names, [since, until); until 0: none */
 } CatchupMemoryOptions;
 
 /* Candidate turns per gap for the model to choose the evidence from: the measured knee (docs/benchmarks.md). */

@@ -8,9 +8,9 @@
 G_BEGIN_DECLS
 
 /*
- * The history store: one SQLite file (WAL) holding rooms, messages, settings and presence events, and its schema
- * with its migrations. The modules above keep their tables in the same file (the retrieval index, the records,
- * the model vectors) and reach it through catchup_store_db; the store calls none of them.
+ * The history store: one SQLite file (WAL) holding rooms, messages, settings and renames (nick changes), and
+ * its schema with its migrations. The modules above keep their tables in the same file (the retrieval index,
+ * the records, the model vectors) and reach it through catchup_store_db; the store calls none of them.
  *
  * Threading contract: a CatchupStore is one SQLite connection (catchup-db.h) and belongs to one thread at a time.
  * Open one store per thread that needs the database (SQLite's WAL lets readers and one writer work side by
@@ -122,9 +122,6 @@ gboolean catchup_store_set_setting (CatchupStore *store, gint64 room, const char
 /* A rename (catchup-nicks.h reads them), idempotent: the same (room, ts, nicks) twice is stored once. */
 gboolean catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, const char *old_nick,
                                         const char *new_nick, GError **error);
-/* The nick a speaker had at ts after following recorded changes from since onwards; a new string. */
-char *catchup_store_current_nick (CatchupStore *store, gint64 room, const char *nick, gint64 since,
-                                  GError **error);
 
 static inline CatchupPos
 catchup_pos_of (const CatchupMessage *msg)

@@ -330,12 +330,34 @@ memory_facts (FactCache *fc, CatchupMemory *mem, guint i)
   return f;
 }
 
+/* Whether an ASCII text can share two of the line's words: each word (a stem) must occur in it. Cutting a
+ * turn's facts costs more than the rest of the check; most memory turns fail here. Other text is cut anyway. */
+static gboolean
+may_share (const Facts *line, const char *text)
+{
+  for (const char *p = text; *p; p++)
+    if ((guchar) *p >= 0x80)
+      return TRUE;
+  g_autofree char *lower = g_ascii_strdown (text, -1);
+  guint n = 0;
+  GHashTableIter it;
+  gpointer w;
+  g_hash_table_iter_init (&it, line->words);
+  while (g_hash_table_iter_next (&it, &w, NULL)) {
+    /* a stem is a piece of its word but for "policies" -> "policy" */
+    g_autofree char *piece = g_str_has_suffix (w, "y") ? g_strndup (w, strlen (w) - 1) : g_strdup (w);
+    if (strstr (lower, piece) && ++n >= 2)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void
 supersede_memory (CatchupCandidate *c, const Facts *fc_line, FactCache *fc, CatchupMemory *mem, gint64 start)
 {
   for (guint i = mem && mem->turns ? mem->turns->len : 0; i-- > 0 && c->replaces->len < MAX_REPLACED;) {
     CatchupMessage *t = mem->turns->pdata[i];
-    if (t->ts >= start)
+    if (t->ts >= start || !may_share (fc_line, t->text ? t->text : ""))
       continue;
     const Facts *ft = memory_facts (fc, mem, i);
     /* A bare number is no state against an older turn on a loosely shared topic: a version, a count or an

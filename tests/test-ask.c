@@ -47,6 +47,38 @@ test_compile_names (void)
   g_assert_null (strstr (q->topic, "what"));
 }
 
+static gint64
+local_unix (int year, int month, int day)
+{
+  g_autoptr (GDateTime) t = g_date_time_new_local (year, month, day, 0, 0, 0);
+
+  return g_date_time_to_unix (t);
+}
+
+static void
+test_compile_dates (void)
+{
+  g_autoptr (CatchupAskQuery) dmy = catchup_ask_compile ("What did bob share on 3 June, 2023?", roster);
+  g_autoptr (CatchupAskQuery) mdy = catchup_ask_compile ("What did bob bake on May 25, 2022?", roster);
+  g_autoptr (CatchupAskQuery) nth = catchup_ask_compile ("Which book did alice finish on 8th December, 2023?",
+                                                         roster);
+  g_autoptr (CatchupAskQuery) month = catchup_ask_compile ("Where did carol travel in July 2022?", roster);
+  g_autoptr (CatchupAskQuery) bare = catchup_ask_compile ("Where did carol go camping in June?", roster);
+  g_autoptr (CatchupAskQuery) bad = catchup_ask_compile ("What happened on 31 February, 2023?", roster);
+
+  /* a named day is that local day, a named month that month, [since, until) */
+  g_assert_cmpint (dmy->since, ==, local_unix (2023, 6, 3));
+  g_assert_cmpint (dmy->until, ==, local_unix (2023, 6, 4));
+  g_assert_cmpint (mdy->since, ==, local_unix (2022, 5, 25));
+  g_assert_cmpint (nth->since, ==, local_unix (2023, 12, 8));
+  g_assert_cmpint (month->since, ==, local_unix (2022, 7, 1));
+  g_assert_cmpint (month->until, ==, local_unix (2022, 8, 1));
+  /* a month without a year names no time; a day that does not exist leaves its month */
+  g_assert_cmpint (bare->until, ==, 0);
+  g_assert_cmpint (bad->since, ==, local_unix (2023, 2, 1));
+  g_assert_cmpint (bad->until, ==, local_unix (2023, 3, 1));
+}
+
 static void
 test_compile_everyone (void)
 {
@@ -332,6 +364,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/catchup/ask/compile-names", test_compile_names);
+  g_test_add_func ("/catchup/ask/compile-dates", test_compile_dates);
   g_test_add_func ("/catchup/ask/compile-everyone", test_compile_everyone);
   g_test_add_func ("/catchup/ask/compile-mode", test_compile_mode);
   g_test_add_func ("/catchup/ask/compile-source-owner", test_compile_source_owner);

@@ -518,6 +518,69 @@ test_index_late_batch (void)
   db_close (&db);
 }
 
+/* The chunks of one room of `inc` equal chunking `all` afresh in a store of its own. */
+static void
+assert_same_chunks (Db *inc, GPtrArray *all)
+{
+  Db fresh;
+  g_autofree char *a = NULL, *b = NULL;
+
+  db_open (&fresh);
+  db_add (&fresh, all);
+  a = chunk_signature (inc);
+  b = chunk_signature (&fresh);
+  g_assert_cmpstr (a, ==, b);
+  db_close (&fresh);
+}
+
+static GPtrArray *
+slice (GPtrArray *all, guint from, guint to)
+{
+  GPtrArray *part = g_ptr_array_new ();
+
+  for (guint i = from; i < to; i++)
+    g_ptr_array_add (part, all->pdata[i]);
+  return part;
+}
+
+/* Two rooms written in turns, one message each, then a flood in one (more new rows after the other room's
+ * indexed ones than the index reads by row) and a late line in the quiet one: each room's index is its
+ * messages chunked afresh, whoever wrote the rows between its updates. */
+static void
+test_index_rooms_interleaved (void)
+{
+  g_autoptr (GPtrArray) quiet = room_messages (61, 4);
+  g_autoptr (GPtrArray) busy = room_messages (17000, 9);
+  g_autoptr (GPtrArray) quiet_seen = NULL, flood = NULL, want = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CatchupMessage) late = catchup_message_new ("late", 1700000000 + 20 * 60 - 30, "eve", "cache ok");
+  Db a, b;
+
+  db_open (&a);
+  b.store = a.store;
+  b.room = catchup_store_ensure_room (a.store, "prpl-irc", "me@irc.example", "#busy", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 40; i++)
+    {
+      db_add_one (&a, quiet->pdata[i]);
+      db_add_one (&b, busy->pdata[i]);
+    }
+  quiet_seen = slice (quiet, 0, 40);
+  assert_same_chunks (&a, quiet_seen);
+  flood = slice (busy, 40, busy->len);
+  db_add (&b, flood);
+  /* after the flood: a late line that sorts into the middle, then the rest at the end */
+  db_add_one (&a, late);
+  for (guint i = 40; i < quiet->len; i++)
+    db_add_one (&a, quiet->pdata[i]);
+  want = slice (quiet, 0, quiet->len);
+  g_ptr_array_insert (want, 20, late);
+  assert_same_chunks (&a, want);
+  assert_same_chunks (&b, busy);
+  check_fts (&a);
+  db_close (&a);
+}
+
 static void
 test_index_clear_and_forget (void)
 {
@@ -610,5 +673,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/index/late-message", test_index_late_message);
   g_test_add_func ("/catchup/index/late-batch", test_index_late_batch);
   g_test_add_func ("/catchup/index/clear-and-forget", test_index_clear_and_forget);
+  g_test_add_func ("/catchup/index/rooms-interleaved", test_index_rooms_interleaved);
   return g_test_run ();
 }

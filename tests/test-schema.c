@@ -6,16 +6,6 @@
 #include "catchup-store-private.h"
 #include "test-util.h"
 
-static void
-raw_exec (sqlite3 *db, const char *sql)
-{
-  char *msg = NULL;
-  int rc = sqlite3_exec (db, sql, NULL, NULL, &msg);
-
-  g_assert_cmpstr (msg, ==, NULL);
-  g_assert_cmpint (rc, ==, SQLITE_OK);
-}
-
 /* A database file at version `version`, built from the frozen files, with one room and one message. */
 static void
 build_old_database (const char *path, guint version)
@@ -24,19 +14,9 @@ build_old_database (const char *path, guint version)
   g_autofree char *bump = g_strdup_printf ("PRAGMA user_version = %u", version);
 
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  for (guint v = 1; v <= version; v++)
-    {
-      g_autofree char *name = g_strdup_printf ("v%u.sql", v);
-      g_autofree char *file = g_test_build_filename (G_TEST_DIST, "data", "schema", name, NULL);
-      g_autofree char *sql = NULL;
-      g_autoptr (GError) error = NULL;
-
-      g_file_get_contents (file, &sql, NULL, &error);
-      g_assert_no_error (error);
-      raw_exec (db, sql);
-    }
-  raw_exec (db, bump);
-  raw_exec (db, "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+  test_raw_frozen_schema (db, version);
+  test_raw_exec (db, bump);
+  test_raw_exec (db, "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
                 "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'kept');");
   sqlite3_close (db);
 }

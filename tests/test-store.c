@@ -349,8 +349,9 @@ static void
 test_nick_changes (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *now = NULL;
-  g_autofree char *before = NULL;
+  g_autoptr (CatchupNicks) nicks = NULL;
+  g_auto (GStrv) aliases = NULL;
+  const char *const chain[] = { "bob", "bob_away", "bob2", NULL };
 
   for (int twice = 0; twice < 2; twice++)
     {
@@ -360,11 +361,11 @@ test_nick_changes (Fixture *fx, gconstpointer data G_GNUC_UNUSED)
     }
   g_assert_cmpint (test_sql_count (fx->store, "SELECT count(*) FROM nicks WHERE room = ?1", fx->room), ==, 2);
 
-  now = catchup_store_current_nick (fx->store, fx->room, "bob", 0, &error);
+  /* Read back: the two renames chain bob to bob2, in their order. */
+  nicks = catchup_nicks_load (fx->store, fx->room, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (now, ==, "bob2");
-  before = catchup_store_current_nick (fx->store, fx->room, "bob", 35, &error);
-  g_assert_cmpstr (before, ==, "bob");
+  aliases = catchup_nicks_aliases (nicks, "bob");
+  g_assert_cmpstrv (aliases, chain);
 }
 
 static void
@@ -734,16 +735,6 @@ tmp_db (const char *name, char **dir)
 }
 
 static void
-raw_exec (sqlite3 *db, const char *sql)
-{
-  char *msg = NULL;
-  int rc = sqlite3_exec (db, sql, NULL, NULL, &msg);
-
-  g_assert_cmpstr (msg, ==, NULL);
-  g_assert_cmpint (rc, ==, SQLITE_OK);
-}
-
-static void
 test_migrate_v1 (void)
 {
   g_autofree char *dir = NULL;
@@ -756,10 +747,10 @@ test_migrate_v1 (void)
   gint64 room;
 
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
-  raw_exec (db, "PRAGMA user_version = 1;"
-                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
-                "INSERT INTO messages (room, uid, ts, speaker, body) VALUES (7, 'u1', 50, 'alice', 'kept text');");
+  test_raw_frozen_schema (db, 1);
+  test_raw_exec (db, "PRAGMA user_version = 1;"
+                     "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                     "INSERT INTO messages (room, uid, ts, speaker, body) VALUES (7, 'u1', 50, 'alice', 'kept text');");
   sqlite3_close (db);
 
   store = catchup_store_open (path, &error);
@@ -800,16 +791,15 @@ test_migrate_v2 (void)
   sqlite3 *db = NULL;
 
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V2);
+  test_raw_frozen_schema (db, 2);
   /* rows: the little-endian int64 1, the first message's row */
-  raw_exec (db, "PRAGMA user_version = 2;"
-                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
-                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'kept');"
-                "INSERT INTO room_settings (room, key, value) VALUES (7, 'k', 'v');"
-                "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows) "
-                "VALUES (7, 50, 1, 50, 1, 3, x'0100000000000000');"
-                "INSERT INTO index_state (room, max_row) VALUES (7, 1);");
+  test_raw_exec (db, "PRAGMA user_version = 2;"
+                     "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                     "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'kept');"
+                     "INSERT INTO room_settings (room, key, value) VALUES (7, 'k', 'v');"
+                     "INSERT INTO chunks (room, first_ts, first_row, last_ts, last_row, tokens, rows) "
+                     "VALUES (7, 50, 1, 50, 1, 3, x'0100000000000000');"
+                     "INSERT INTO index_state (room, max_row) VALUES (7, 1);");
   sqlite3_close (db);
 
   store = catchup_store_open (path, &error);
@@ -864,7 +854,7 @@ test_future_version (void)
   sqlite3 *db = NULL;
 
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  raw_exec (db, "CREATE TABLE future (x); PRAGMA user_version = 99;");
+  test_raw_exec (db, "CREATE TABLE future (x); PRAGMA user_version = 99;");
   sqlite3_close (db);
 
   store = catchup_store_open (path, &error);
@@ -1005,14 +995,11 @@ test_migrate_v4 (void)
   guint n = 0;
 
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V2);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V3);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V4);
-  raw_exec (db, "PRAGMA user_version = 4;"
-                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
-                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'I''ll write the notes');"
-                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (2, 7, 'u2', 60, 'bob', 'lol');");
+  test_raw_frozen_schema (db, 4);
+  test_raw_exec (db, "PRAGMA user_version = 4;"
+                     "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                     "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'I''ll write the notes');"
+                     "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (2, 7, 'u2', 60, 'bob', 'lol');");
   sqlite3_close (db);
 
   store = catchup_store_open (path, &error);
@@ -1045,18 +1032,14 @@ test_migrate_v5 (void)
   CatchupRecord *head;
 
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V1);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V2);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V3);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V4);
-  raw_exec (db, CATCHUP_STORE_SCHEMA_V5);
-  raw_exec (db, "PRAGMA user_version = 5;"
-                "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
-                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'I''ll write the notes');"
-                "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (2, 7, 'u2', 60, 'bob', 'lol');"
-                "INSERT INTO records (id, room, row, uid, ts, kind, family, scope, source, owner, subject, text)"
-                " VALUES (1, 7, 1, 'u1', 50, 2, 2, 0, 'alice', 'alice', 'writ not', 'I''ll write the notes');"
-                "INSERT INTO records_state (room, max_row) VALUES (7, 2);");
+  test_raw_frozen_schema (db, 5);
+  test_raw_exec (db, "PRAGMA user_version = 5;"
+                     "INSERT INTO rooms (id, protocol, account, name) VALUES (7, 'prpl-irc', 'me', '#old');"
+                     "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (1, 7, 'u1', 50, 'alice', 'I''ll write the notes');"
+                     "INSERT INTO messages (row, room, uid, ts, speaker, body) VALUES (2, 7, 'u2', 60, 'bob', 'lol');"
+                     "INSERT INTO records (id, room, row, uid, ts, kind, family, scope, source, owner, subject, text)"
+                     " VALUES (1, 7, 1, 'u1', 50, 2, 2, 0, 'alice', 'alice', 'writ not', 'I''ll write the notes');"
+                     "INSERT INTO records_state (room, max_row) VALUES (7, 2);");
   sqlite3_close (db);
 
   store = catchup_store_open (path, &error);

@@ -79,6 +79,47 @@ test_sql_count (CatchupStore *store, const char *sql, gint64 room)
   return n;
 }
 
+GPtrArray *
+test_stored_messages (const char *db_path, const char *spec)
+{
+  g_autoptr (CatchupStore) store = NULL;
+  gint64 room;
+
+  if (!g_file_test (db_path, G_FILE_TEST_EXISTS))
+    return g_ptr_array_new ();
+  store = catchup_store_open (db_path, NULL);
+  room = store ? catchup_store_find_room (store, spec, NULL) : 0;
+  if (room == 0)
+    return g_ptr_array_new ();
+  return catchup_store_range (store, room, NULL, NULL, 0, NULL);
+}
+
+void
+test_raw_exec (sqlite3 *db, const char *sql)
+{
+  char *msg = NULL;
+  int rc = sqlite3_exec (db, sql, NULL, NULL, &msg);
+
+  g_assert_cmpstr (msg, ==, NULL);
+  g_assert_cmpint (rc, ==, SQLITE_OK);
+}
+
+void
+test_raw_frozen_schema (sqlite3 *db, guint version)
+{
+  for (guint v = 1; v <= version; v++)
+    {
+      g_autofree char *name = g_strdup_printf ("v%u.sql", v);
+      g_autofree char *file = g_test_build_filename (G_TEST_DIST, "data", "schema", name, NULL);
+      g_autofree char *sql = NULL;
+      g_autoptr (GError) error = NULL;
+
+      g_file_get_contents (file, &sql, NULL, &error);
+      g_assert_no_error (error);
+      test_raw_exec (db, sql);
+    }
+}
+
 void
 test_model_env_init (void)
 {
@@ -157,4 +198,14 @@ test_need_server (guint port)
     return TRUE;
   g_test_skip ("python3 or the test server is not available");
   return FALSE;
+}
+
+gboolean
+test_machine_busy (void)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents ("/proc/loadavg", &text, NULL, NULL))
+    return FALSE;
+  return g_ascii_strtod (text, NULL) >= g_get_num_processors ();
 }

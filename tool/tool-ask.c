@@ -24,8 +24,7 @@ json_add_record (JsonBuilder *b, const CatchupRecord *r)
   json_member_string (b, "text", r->text);
   json_member_time (b, "ts", r->ts);
   json_member_string (b, "message", r->msg_id);
-  json_builder_set_member_name (b, "request");
-  json_builder_add_boolean_value (b, (r->flags & CATCHUP_RECORD_FLAG_REQUEST) != 0);
+  json_member_bool (b, "request", (r->flags & CATCHUP_RECORD_FLAG_REQUEST) != 0);
   if (r->supersedes)
     json_member_int (b, "supersedes", r->supersedes);
   if (r->superseded_by)
@@ -122,8 +121,7 @@ json_add_ask (JsonBuilder *b, const CatchupAskResult *res)
   json_member_string (b, "answer_notice", res->notice);
 
   json_member_string (b, "mode", q->mode == CATCHUP_ASK_FULL ? "full" : "head");
-  json_builder_set_member_name (b, "everyone");
-  json_builder_add_boolean_value (b, q->everyone);
+  json_member_bool (b, "everyone", q->everyone);
   json_member_string (b, "source", q->source);
   json_member_string (b, "owner", q->owner);
   json_member_string (b, "topic", q->topic);
@@ -135,8 +133,7 @@ json_add_ask (JsonBuilder *b, const CatchupAskResult *res)
 
       json_builder_begin_object (b);
       json_member_string (b, "person", row->person);
-      json_builder_set_member_name (b, "empty");
-      json_builder_add_boolean_value (b, row->turns->len == 0);
+      json_member_bool (b, "empty", row->turns->len == 0);
       json_member_string (b, "latest", row->latest_id);
       json_add_messages (b, "turns", row->turns);
       json_add_records (b, "records", row->records);
@@ -395,8 +392,7 @@ json_add_head (JsonBuilder *b, const CatchupSummaryHead *head)
       json_member_time (b, "first_ts", head->first_ts);
       json_member_time (b, "last_ts", head->last_ts);
     }
-  json_builder_set_member_name (b, "capped");
-  json_builder_add_boolean_value (b, head->capped);
+  json_member_bool (b, "capped", head->capped);
   json_member_int (b, "shown", head->shown);
   json_member_int (b, "total", head->total);
   json_builder_end_object (b);
@@ -423,8 +419,7 @@ json_add_line (JsonBuilder *b, const CatchupSummaryLine *line)
   json_add_items (b, "agreed", line->agreed);
   json_add_items (b, "reply", line->reply);
   json_add_items (b, "supersedes", line->supersedes);
-  json_builder_set_member_name (b, "no_reply");
-  json_builder_add_boolean_value (b, line->no_reply);
+  json_member_bool (b, "no_reply", line->no_reply);
   if (line->before != NULL)
     {
       /* a line about a message from before the window that is still open: that message, as a list of one */

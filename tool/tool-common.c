@@ -167,6 +167,13 @@ json_member_int (JsonBuilder *b, const char *name, gint64 value)
 }
 
 void
+json_member_bool (JsonBuilder *b, const char *name, gboolean value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
+void
 json_member_time (JsonBuilder *b, const char *name, gint64 ts)
 {
   g_autofree char *iso = catchup_time_format_iso (ts);
@@ -226,8 +233,7 @@ json_add_memory (JsonBuilder *b, const CatchupMemory *mem)
         json_member_int (b, "gap", reason);
       else if (reason == -1)
         {
-          json_builder_set_member_name (b, "lead_in");
-          json_builder_add_boolean_value (b, TRUE);
+          json_member_bool (b, "lead_in", TRUE);
         }
       json_builder_end_object (b);
     }
@@ -429,10 +435,8 @@ json_add_model (JsonBuilder *b, const CatchupModelReport *r)
 {
   json_builder_set_member_name (b, "model");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "configured");
-  json_builder_add_boolean_value (b, r->configured);
-  json_builder_set_member_name (b, "used");
-  json_builder_add_boolean_value (b, r->used);
+  json_member_bool (b, "configured", r->configured);
+  json_member_bool (b, "used", r->used);
   json_member_string (b, "notice", r->notice);
   json_member_int (b, "calls", r->stats.chat_calls + r->stats.embed_calls);
   json_member_int (b, "tokens_sent", (gint64) r->stats.tokens_sent);
@@ -442,8 +446,7 @@ json_add_model (JsonBuilder *b, const CatchupModelReport *r)
   json_member_int (b, "embed_calls_at_catchup", r->stats.embed_calls);
   json_member_int (b, "query_embeddings", r->query_embeddings);
   json_member_int (b, "chunk_embeddings_at_catchup", r->history_embeddings);
-  json_builder_set_member_name (b, "selection_used");
-  json_builder_add_boolean_value (b, r->selection_used);
+  json_member_bool (b, "selection_used", r->selection_used);
   json_member_int (b, "selection_candidates", r->selection_candidates);
   json_member_int (b, "selection_prompt_tokens", r->selection_prompt_tokens);
   json_builder_end_object (b);

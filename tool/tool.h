@@ -54,6 +54,8 @@ void json_member_string (JsonBuilder *b, const char *name, const char *value);
 
 void json_member_int (JsonBuilder *b, const char *name, gint64 value);
 
+void json_member_bool (JsonBuilder *b, const char *name, gboolean value);
+
 void json_member_time (JsonBuilder *b, const char *name, gint64 ts);
 
 void json_add_message (JsonBuilder *b, const CatchupMessage *msg);

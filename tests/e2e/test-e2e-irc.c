@@ -102,13 +102,9 @@ room_spec (void)
 static GPtrArray *
 room_messages (const char *name)
 {
-  g_autoptr (CatchupStore) store = catchup_store_open (fx.db_path, NULL);
   g_autofree char *spec = room_spec_of (name);
-  gint64 room = store ? catchup_store_find_room (store, spec, NULL) : 0;
 
-  if (room == 0)
-    return g_ptr_array_new ();
-  return catchup_store_range (store, room, NULL, NULL, 0, NULL);
+  return test_stored_messages (fx.db_path, spec);
 }
 
 static GPtrArray *
@@ -263,7 +259,7 @@ test_nick_change (void)
   g_autoptr (GPtrArray) msgs = NULL;
   g_autoptr (CatchupStore) store = NULL;
   g_autofree char *spec = room_spec ();
-  g_autofree char *now = NULL;
+  g_autoptr (CatchupNicks) nicks = NULL;
   g_autoptr (GError) error = NULL;
   CatchupMessage *before, *after;
   gint64 room;
@@ -284,9 +280,9 @@ test_nick_change (void)
   g_assert_no_error (error);
   room = catchup_store_find_room (store, spec, &error);
   g_assert_no_error (error);
-  now = catchup_store_current_nick (store, room, "kurt", before->ts, &error);
+  nicks = catchup_nicks_load (store, room, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (now, ==, "kurt_lunch");
+  g_assert_true (catchup_nicks_same (nicks, "kurt", "kurt_lunch"));
 }
 
 /* ---------- backfill from chat logs ---------- */

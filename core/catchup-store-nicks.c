@@ -1,7 +1,5 @@
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
-
 #include "catchup-error.h"
 #include "catchup-store-private.h"
 
@@ -27,33 +25,4 @@ catchup_store_add_nick_change (CatchupStore *store, gint64 room, gint64 ts, cons
   catchup_db_bind_text (stmt, 3, old_nick);
   catchup_db_bind_text (stmt, 4, new_nick);
   return catchup_db_step_done (catchup_store_db (store), stmt, error);
-}
-
-char *
-catchup_store_current_nick (CatchupStore *store, gint64 room, const char *nick, gint64 since, GError **error)
-{
-  g_autoptr (CatchupDbStmt) stmt =
-    catchup_db_prepare (catchup_store_db (store),
-                           "SELECT old_nick, new_nick FROM nicks WHERE room = ?1 AND ts >= ?2"
-                           " ORDER BY ts, rowid",
-                           error);
-  g_autofree char *current = g_strdup (nick);
-  int rc;
-
-  if (stmt == NULL)
-    return NULL;
-  sqlite3_bind_int64 (stmt, 1, room);
-  sqlite3_bind_int64 (stmt, 2, since);
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    if (g_strcmp0 ((const char *) sqlite3_column_text (stmt, 0), current) == 0)
-      {
-        g_free (current);
-        current = catchup_db_column_text (stmt, 1);
-      }
-  if (rc != SQLITE_DONE)
-    {
-      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
-      return NULL;
-    }
-  return g_steal_pointer (&current);
 }
