@@ -22,7 +22,8 @@
  *     "your X" another's); else the line's own words that the turn shares ("the rejection letter", "Max"), never
  *     a pronoun or a stock phrase ("by the way", "your support", "the best");
  * and the quote shows the words around the match. The memory's lead-in (the turns just before the window) is
- * a source like the turns retrieved for the gaps; most references resolve there.
+ * a source like the turns retrieved for the gaps; most references resolve there. A window that opens with a
+ * reaction ("That's great news about your friend!") answers the other person's turn just before it.
  */
 
 /* Nouns that name nothing a reader could look up: "the way", "the best", "your support". */
@@ -171,6 +172,7 @@ struct _CatchupSummaryRefs {
   GPtrArray *asks;       /* per window candidate, non-NULL when it asks a question */
   GHashTable *exprs;     /* window message id -> GPtrArray of the detector's casefolded expressions */
   GHashTable *people;    /* casefolded speakers of the window and the memory */
+  guint opening;         /* the window's first candidates by one speaker, before anyone else writes */
 };
 
 static void
@@ -265,6 +267,10 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
       if (!g_hash_table_contains (r->first, terms->pdata[t]))
         g_hash_table_insert (r->first, g_strdup (terms->pdata[t]), GUINT_TO_POINTER (i + 1));
   }
+  while (r->opening < cands->len &&
+         g_strcmp0 (g_array_index (cands, CatchupCandidate, r->opening).msg->speaker,
+                    g_array_index (cands, CatchupCandidate, 0).msg->speaker) == 0)
+    r->opening++;
   collect_expressions (r, cands);
   return r;
 }
@@ -708,6 +714,83 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
   return NULL;
 }
 
+/* Openings that react to what the other person has just told: "That's great news about your friend!". */
+static const char *const reactions[] = {
+  "great news", "good news", "sad news", "to hear", "sorry about", "congrats", "congratulations", "glad you",
+  "happy for you", "proud of you", NULL,
+};
+
+/* A window that opens mid-exchange answers the turn just before it: within this many seconds. */
+#define REPLY_SECONDS (10 * 60)
+
+/* Words that open a reply before what it says: "Hi Tim!", "Caroline, glad you found …". */
+static const char *const openers[] = { "hi", "hey", "hello", "oh", "wow", "aw", "yay", "yeah", "yes", NULL };
+
+/* The first sentence of a reply that says something, without its end mark, a greeting or an address before it
+ * ("Hi Tim! Congrats on your success!" is "Congrats on your success"). */
+static char *
+opening_sentence (const CatchupSummaryRefs *r, const char *text)
+{
+  const char *start = text;
+  for (;;) {
+    while (*start == ' ')
+      start++;
+    gsize word = strcspn (start, " ,.!?");
+    g_autofree char *folded = g_utf8_casefold (start, word);
+    gboolean person = FALSE;
+    GHashTableIter it;
+    gpointer name;
+    g_hash_table_iter_init (&it, r->people);
+    while (word >= 3 && !person && g_hash_table_iter_next (&it, &name, NULL))
+      person = g_str_has_prefix (name, folded);
+    if (word == 0 || !(person || in_list (folded, openers)))
+      break;
+    /* the greeting or the address ends where its punctuation does; "Hi" alone runs on into the name */
+    start += word;
+    if (*start == ',' || *start == '!' || *start == '.')
+      start++;
+  }
+  const char *p = start;
+  while (*p && !((*p == '.' || *p == '!' || *p == '?' || *p == '\n') && (p[1] == '\0' || p[1] == ' ')))
+    p++;
+  return g_strstrip (g_strndup (start, p - start));
+}
+
+/* The opening sentence when it reacts to news and the turn it answers tells some (three terms outside its
+ * questions), else NULL. */
+static char *
+reaction_to (const CatchupSummaryRefs *r, const CatchupCandidate *c, const CatchupMessage *turn)
+{
+  g_autofree char *sentence = opening_sentence (r, c->clean);
+  g_autofree char *folded = g_utf8_casefold (sentence, -1);
+  g_autoptr (GPtrArray) told = stated_terms (turn->text);
+  return catchup_summary_has_any (folded, reactions) && told->len >= 3 ? g_steal_pointer (&sentence) : NULL;
+}
+
+/* A reply to the lead-in: a turn of the window's opening (nobody else has written in the window before it, so
+ * nothing there can be what it answers) that reacts to news answers the other person's turn just before the
+ * window, written minutes before. The quote is that turn's first sentence that is no greeting or reaction: its
+ * news. (A pronoun in the opening is left alone: the turn before is then mostly the question it answers, and
+ * the speaker's own earlier turns what it stands for.) */
+static CatchupSummaryItem *
+resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index, guint max_chars)
+{
+  const CatchupMessage *last = r->mem->turns->pdata[r->mem->turns->len - 1];
+  gpointer gap = NULL;
+  /* only a lead-in turn is known to be the one just before the window: a retrieved one may have others after it */
+  if (index >= r->opening || !last->id || !last->speaker || !last->text || !r->mem->gap_of ||
+      !g_hash_table_lookup_extended (r->mem->gap_of, last->id, NULL, &gap) || GPOINTER_TO_INT (gap) != 0 ||
+      g_strcmp0 (last->speaker, c->msg->speaker) == 0 || last->ts > c->msg->ts ||
+      c->msg->ts - last->ts > REPLY_SECONDS)
+    return NULL;
+  g_autofree char *ref = reaction_to (r, c, last);
+  if (!ref)
+    return NULL;
+  g_autofree char *clean = catchup_summary_clean (last->text);
+  g_autofree char *quote = catchup_summary_excerpt (clean, NULL, max_chars);
+  return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
+}
+
 void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
                          guint max_chars)
@@ -718,6 +801,8 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
   if (!refs->mem || !refs->mem->turns || refs->mem->turns->len == 0)
     return;
   CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, max_chars);
+  if (!item)
+    item = resolve_reply (c, refs, index, max_chars);
   if (item)
     g_ptr_array_add (items, item);
 }

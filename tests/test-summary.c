@@ -1327,6 +1327,48 @@ test_reference_inline (void)
   g_assert_nonnull (strstr (out2, "↳ “Max” → I'm so sorry"));
 }
 
+/* A window that opens with a reaction answers the other person's turn just before it: "great news about your
+ * friend" is the friend's adoption of the lead-in. When the window itself has an earlier turn by someone else,
+ * that turn is what the reaction may answer: no line from the lead-in. */
+static void
+test_reference_lead_in_reply (void)
+{
+  const Row past[] = {
+    { "p1", T0 - DAY, "caroline", "I just contacted my mentor for adoption advice, I'm ready to be a mom" },
+    { "p2", T0 - 30, "melanie", "Yeah, a buddy of mine adopted a boy last year. It was a long process, but now they're super happy." },
+  };
+  const Row rows[] = {
+    { "w1", T0, "caroline", "That's great news about your friend! Adopting takes patience, but it is so worth it for a family." },
+    { "w2", T0 + MIN_, "melanie", "Thanks! Do you have any tips for getting started on the paperwork?" },
+    { "w3", T0 + 2 * MIN_, "caroline", "Start with an agency that does home studies, the waitlist takes months." },
+  };
+  const Row control[] = {
+    { "w0", T0, "melanie", "My cousin just got engaged in Lisbon, the wedding is planned for June." },
+    { "w1", T0 + 30, "caroline", "That's great news about your friend! Adopting takes patience, but it is so worth it for a family." },
+    { "w2", T0 + MIN_, "melanie", "Thanks! Do you have any tips for getting started on the paperwork?" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (GPtrArray) window2 = messages_from (control, G_N_ELEMENTS (control));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  /* the turn just before the window is the memory's lead-in */
+  g_hash_table_insert (mem->gap_of, g_strdup ("p2"), GINT_TO_POINTER (0));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) t = summarize (window2, mem, CATCHUP_LENGTH_DETAILED);
+  memory_free (mem);
+  GPtrArray *context = context_of (s, "w1");
+
+  g_assert_nonnull (context);
+  g_assert_cmpuint (context->len, ==, 1);
+  const CatchupSummaryItem *item = context->pdata[0];
+  g_assert_cmpstr (item->ref, ==, "That's great news about your friend");
+  g_assert_cmpstr (item->id, ==, "p2");
+  g_assert_nonnull (strstr (item->text, "a buddy of mine adopted"));
+  g_assert_false (has_ref (t, "That's great news about your friend"));
+  context = context_of (t, "w1");
+  for (guint i = 0; context && i < context->len; i++)
+    g_assert_cmpstr (((const CatchupSummaryItem *) context->pdata[i])->id, !=, "p2");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1367,5 +1409,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-field-label", test_reference_field_label);
   g_test_add_func ("/catchup/summary/reference-cases", test_reference_cases);
   g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
+  g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
   return g_test_run ();
 }
