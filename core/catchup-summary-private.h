@@ -95,4 +95,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CatchupSummaryRefs, catchup_summary_refs_free)
 void catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index,
                               const CatchupSummaryRefs *refs, guint max_chars);
 
+/* Whether a checked reference reads in its line's text, "(speaker: “quote”)" after its expression, rather than on
+ * a "↳" line of its own; the length budget counts only the items that take a line. */
+gboolean catchup_summary_item_reads_inline (const CatchupSummaryItem *item);
+guint catchup_summary_items_rendered (GPtrArray *items);
+
 G_END_DECLS

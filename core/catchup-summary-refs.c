@@ -840,6 +840,22 @@ shows_name (const char *quote, const char *ref)
   return FALSE;
 }
 
+gboolean
+catchup_summary_item_reads_inline (const CatchupSummaryItem *item)
+{
+  return item->ref && item->speaker && item->text && g_utf8_strlen (item->text, -1) <= INLINE_CHARS &&
+         !strpbrk (item->text, "()[") && shows_name (item->text, item->ref);
+}
+
+guint
+catchup_summary_items_rendered (GPtrArray *items)
+{
+  guint n = 0;
+  for (guint i = 0; i < items->len; i++)
+    n += !catchup_summary_item_reads_inline (items->pdata[i]);
+  return n;
+}
+
 char *
 catchup_summary_line_text (const CatchupSummaryLine *line, GArray **inlined)
 {
@@ -852,8 +868,7 @@ catchup_summary_line_text (const CatchupSummaryLine *line, GArray **inlined)
   g_array_set_size (ends, n);
   for (guint i = 0; i < n; i++) {
     const CatchupSummaryItem *item = line->context->pdata[i];
-    gboolean fits = item->ref && item->speaker && item->text && g_utf8_strlen (item->text, -1) <= INLINE_CHARS &&
-                    !strpbrk (item->text, "()[") && shows_name (item->text, item->ref);
+    gboolean fits = catchup_summary_item_reads_inline (item);
     gssize end = fits ? end_of_ref (line->text ? line->text : "", item->ref) : -1;
     /* after the possessive: "Aragorn's story (…)" would split it, "Aragorn's (…) story" does not */
     if (end >= 0 && (g_str_has_prefix (line->text + end, "'s") || g_str_has_prefix (line->text + end, "’s")))

@@ -805,7 +805,8 @@ cost (const CatchupCandidate *c, GArray *cands)
 {
   g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
   add_agreement (probe, cands, c - &g_array_index (cands, CatchupCandidate, 0));
-  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + c->context->len + (probe->agreed->len > 0);
+  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + catchup_summary_items_rendered (c->context) +
+             (probe->agreed->len > 0);
   if (c->asked >= 0 && needs_question (cands, c) && !cand (cands, c->asked)->chosen)
     n++;
   return n;
@@ -1051,7 +1052,7 @@ fit_items (GPtrArray *lines, guint rendered)
   guint total = 0;
   for (guint i = 0; i < lines->len; i++) {
     CatchupSummaryLine *l = lines->pdata[i];
-    total += 1 + l->context->len + l->supersedes->len + l->reply->len + (l->agreed->len > 0) + l->no_reply;
+    total += 1 + catchup_summary_items_rendered (l->context) + l->supersedes->len + l->reply->len + (l->agreed->len > 0) + l->no_reply;
   }
   guint excess = total > rendered ? total - rendered : 0;
   for (guint kind = 0; kind < 4 && excess > 0; kind++)
