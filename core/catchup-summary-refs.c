@@ -524,8 +524,12 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
 
 /* The names of a line, each a required term that is new in the window. */
 static void
-name_anchors (const CatchupSummaryRefs *r, const char *text, GHashTable *wanted, GArray *anchors)
+name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, GArray *anchors)
 {
+  /* the walk below steps by UTF-8 lead bytes: on a text that did not come through the store's checks a lead
+   * byte before the end would step past it */
+  g_autofree char *valid = g_utf8_make_valid (raw, -1);
+  const char *text = valid;
   for (const char *p = text; *p;) {
     const char *w = p;
     while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
@@ -576,10 +580,13 @@ has_all (GPtrArray *turn_terms, GPtrArray *required)
 /* The casefolded names of people or places a text writes ("Cindy", "Edinburgh"): capitalised inside a sentence,
  * in lower case after the first letter, not a person of the room. */
 static GHashTable *
-names_of (const CatchupSummaryRefs *r, const char *text)
+names_of (const CatchupSummaryRefs *r, const char *raw)
 {
   GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (const char *p = text ? text : ""; *p;) {
+  /* made valid first, as in name_anchors */
+  g_autofree char *valid = g_utf8_make_valid (raw ? raw : "", -1);
+  const char *text = valid;
+  for (const char *p = text; *p;) {
     const char *w = p;
     gboolean lower = FALSE;
     while (*p && g_unichar_isalpha (g_utf8_get_char (p))) {
