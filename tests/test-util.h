@@ -49,7 +49,9 @@ void test_model_env_init (void);
 /* A port on 127.0.0.1 that was free a moment ago: connecting to it is refused. */
 guint16 test_free_port (void);
 
-/* TRUE when the one-minute load average is at least the number of cores: wall-clock bounds say nothing then. */
+/* The one-minute load average (0 when unknown). */
+double test_machine_load (void);
+/* TRUE when the load average is at least the number of cores: wall-clock bounds say nothing then. */
 gboolean test_machine_busy (void);
 
 /* Starts tests/llm-server.py with its port file in dir; returns its port, 0 when python3 or the server is
