@@ -442,20 +442,11 @@ roster_clear (Roster *r)
 static int
 roster_find (const Roster *r, const char *word, gsize len)
 {
+  /* nicks with a space or a dot are not one word: the callers look those up whole (r->odd) */
   g_autofree char *key = g_strndup (word, len);
   gpointer hit = g_hash_table_lookup (r->by_word, key);
 
-  if (hit)
-    return GPOINTER_TO_INT (hit) - 1;
-  for (guint k = 0; k < r->odd->len; k++)
-    {
-      guint i = g_array_index (r->odd, guint, k);
-      const char *f = r->folded->pdata[i];
-
-      if (strncmp (word, f, strlen (f)) == 0 && strlen (f) >= len)
-        return (int) i;
-    }
-  return -1;
+  return hit ? GPOINTER_TO_INT (hit) - 1 : -1;
 }
 
 typedef struct {
@@ -517,8 +508,10 @@ line_mention (Line *l)
           p = g_utf8_next_char (p);
           continue;
         }
-      if (is_other (l, roster_find (l->roster, p, end - p)))
-        l->mentioned = (const char *) l->roster->names->pdata[roster_find (l->roster, p, end - p)];
+      int i = roster_find (l->roster, p, end - p);
+
+      if (is_other (l, i))
+        l->mentioned = (const char *) l->roster->names->pdata[i];
       p = end;
     }
   for (guint k = 0; l->mentioned == NULL && k < l->roster->odd->len; k++)
@@ -970,24 +963,15 @@ prepared_roster (CatchupStore *store, gint64 room, GPtrArray *new_speakers, GErr
 static gboolean
 query_int (CatchupStore *store, const char *sql, gint64 a, gint64 b, gint64 *out, GError **error)
 {
-  sqlite3_stmt *st = catchup_db_prepare (catchup_store_db (store), sql, error);
-  int rc;
+  g_autoptr (CatchupDbStmt) st = catchup_db_prepare (catchup_store_db (store), sql, error);
+  gboolean found;
 
   *out = 0;
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, a);
   sqlite3_bind_int64 (st, 2, b);
-  rc = sqlite3_step (st);
-  if (rc == SQLITE_ROW)
-    *out = sqlite3_column_int64 (st, 0);
-  sqlite3_reset (st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    {
-      catchup_db_set_error (catchup_store_db (store), rc, error, _("Could not read the history database"));
-      return FALSE;
-    }
-  return TRUE;
+  return catchup_db_query_int64 (catchup_store_db (store), st, out, &found, error);
 }
 
 static gboolean
