@@ -751,16 +751,24 @@ catchup_index_count_chunks (CatchupStore *store, double *n, GError **error)
 /* Terms looked up by one execution of the document-frequency statement. */
 #define TERM_DOCS_BATCH 64
 
-/* "SELECT term, doc FROM temp.chunks_vocab WHERE term IN (?1, ..., ?TERM_DOCS_BATCH)" */
-static char *
+/* "SELECT term, doc FROM temp.chunks_vocab WHERE term IN (?1, ..., ?TERM_DOCS_BATCH)", built once */
+static const char *
 term_docs_sql (void)
 {
-  g_autoptr (GString) sql = g_string_new ("SELECT term, doc FROM temp.chunks_vocab WHERE term IN (");
+  static gsize once;
+  static char *text;
 
-  for (guint i = 1; i <= TERM_DOCS_BATCH; i++)
-    g_string_append_printf (sql, i > 1 ? ", ?%u" : "?%u", i);
-  g_string_append_c (sql, ')');
-  return g_string_free (g_steal_pointer (&sql), FALSE);
+  if (g_once_init_enter (&once))
+    {
+      GString *sql = g_string_new ("SELECT term, doc FROM temp.chunks_vocab WHERE term IN (");
+
+      for (guint i = 1; i <= TERM_DOCS_BATCH; i++)
+        g_string_append_printf (sql, i > 1 ? ", ?%u" : "?%u", i);
+      g_string_append_c (sql, ')');
+      text = g_string_free (sql, FALSE);
+      g_once_init_leave (&once, 1);
+    }
+  return text;
 }
 
 /* df of terms[from ..< to] into docs (term -> df); unused parameters stay NULL, which matches no term. */
@@ -787,7 +795,7 @@ gboolean
 catchup_index_term_docs (CatchupStore *store, const char *const *terms, guint n, double *df, GError **error)
 {
   g_autoptr (GHashTable) docs = NULL;
-  g_autofree char *sql = NULL;
+  const char *sql;
   sqlite3_stmt *st;
 
   if (n == 0)

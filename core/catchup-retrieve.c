@@ -480,7 +480,6 @@ sparse_group (GPtrArray *terms, guint first)
   return MAX (n, 1);
 }
 
-static GHashTable *term_docs (CatchupStore *store, GPtrArray *terms, GHashTable *df_cache, GError **error);
 
 gboolean
 catchup_retrieve_sparse_multi (CatchupStore *store, gint64 room, const char *const *queries, guint n_queries,

@@ -105,7 +105,7 @@ typedef struct {
   CatchupSummary *summary;
   GHashTable *in_window;   /* message id -> CatchupMessage */
   GHashTable *by_id;       /* record id (gint64 *) -> CatchupRecord */
-  gint64 start, end;       /* the window's first and last turn */
+  gint64 start;            /* the window's first turn */
   guint line_chars;
 } Apply;
 
@@ -258,7 +258,7 @@ catchup_summary_apply_records (CatchupSummary *summary, GPtrArray *window, GPtrA
 {
   g_autoptr (GHashTable) in_window = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
-  Apply a = { summary, in_window, by_id, 0, 0, RECORD_CHARS };
+  Apply a = { summary, in_window, by_id, 0, RECORD_CHARS };
 
   if (!summary || !records || records->len == 0)
     return;
@@ -268,7 +268,6 @@ catchup_summary_apply_records (CatchupSummary *summary, GPtrArray *window, GPtrA
       continue;
     if (g_hash_table_size (in_window) == 0)
       a.start = m->ts;
-    a.end = m->ts;
     g_hash_table_insert (in_window, m->id, m);
   }
   for (guint i = 0; i < records->len; i++) {
