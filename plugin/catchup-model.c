@@ -208,10 +208,10 @@ fill_tick (gpointer data)
       return G_SOURCE_CONTINUE;
     }
   if (has_text (config->embed_model) && !fill_running)
-    start_job (catchup_model_config_from_prefs (), g_strconcat (config->base_url, " ", config->embed_model, NULL),
+    start_job (catchup_llm_config_dup (config), g_strconcat (config->base_url, " ", config->embed_model, NULL),
                &fill_running, fill_done, fill_thread);
   if (has_text (config->chat_model) && !records_running)
-    start_job (catchup_model_config_from_prefs (), g_strconcat (config->base_url, " ", config->chat_model, NULL),
+    start_job (catchup_llm_config_dup (config), g_strconcat (config->base_url, " ", config->chat_model, NULL),
                &records_running, records_done, records_thread);
   catchup_llm_config_free (config);
   return G_SOURCE_CONTINUE;
