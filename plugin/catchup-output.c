@@ -56,8 +56,8 @@ catchup_output_local (PurpleConversation *conv, const char *plain_text)
 }
 
 /* Finch strips markup and dims every line that has no sender; Pidgin shows a SYSTEM line all bold. */
-static gboolean
-in_finch (void)
+gboolean
+catchup_output_in_finch (void)
 {
   return g_strcmp0 (purple_core_get_ui (), "gnt-purple") == 0;
 }
@@ -68,7 +68,7 @@ in_finch (void)
 static void
 write_catchup (PurpleConversation *conv, const char *html)
 {
-  if (in_finch ())
+  if (catchup_output_in_finch ())
     /* TRANSLATORS: the sender shown before a catch-up in Finch. */
     purple_conversation_write (conv, _("catch-up"), html, PURPLE_MESSAGE_RECV | PURPLE_MESSAGE_NO_LOG, time (NULL));
   else
@@ -140,7 +140,7 @@ catchup_output_result (PurpleConversation *conv, const CatchupResult *result)
 
   log_written (conv, result);
   /* Finch names the sender already */
-  if (!in_finch ())
+  if (!catchup_output_in_finch ())
     g_string_append_printf (html, "<b>%s</b>: ", title);
   if (summary == NULL)
     {
@@ -493,7 +493,7 @@ preview_text (GPtrArray *lines)
 
   for (guint i = 0; i < lines->len; i++)
     {
-      g_autofree char *wrapped = in_finch () ? wrap_text (lines->pdata[i], PREVIEW_COLUMNS, "  ")
+      g_autofree char *wrapped = catchup_output_in_finch () ? wrap_text (lines->pdata[i], PREVIEW_COLUMNS, "  ")
                                              : g_strdup (lines->pdata[i]);
 
       g_string_append_printf (text, "%s%s", i ? "\n" : "", wrapped);

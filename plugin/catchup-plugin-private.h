@@ -237,6 +237,8 @@ char *catchup_render_count (gint64 n);
 gulong catchup_render_plural (gint64 n);
 
 /* Output into conversations. */
+/* Whether the UI is Finch (its text view and request fields differ from Pidgin's). */
+gboolean catchup_output_in_finch (void);
 void catchup_output_local (PurpleConversation *conv, const char *plain_text);
 void catchup_output_result (PurpleConversation *conv, const CatchupResult *result);
 /* Shows the exact lines /catchup post would send, and sends them (rate-limited) only when the user presses Post. */

@@ -460,7 +460,7 @@ dialog_target_free (DialogTarget *target)
 static int
 choice_offset (void)
 {
-  return g_strcmp0 (purple_core_get_ui (), "gnt-purple") == 0 ? 1 : 0;
+  return catchup_output_in_finch () ? 1 : 0;
 }
 
 static char *

@@ -93,11 +93,19 @@ about_call (CatchupStore *store, gpointer data, GError **error)
 
 /* ---------- rendering (plain text; the output escapes it) ---------- */
 
+/* A turn's weekday and local time, "Tue 14:05". */
+static char *
+turn_time (gint64 ts)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_local (ts);
+
+  return dt ? g_date_time_format (dt, "%a %H:%M") : g_strdup ("?");
+}
+
 static void
 append_turn (GString *out, const CatchupMessage *m, gboolean latest)
 {
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_local (m->ts);
-  g_autofree char *when = dt ? g_date_time_format (dt, "%a %H:%M") : g_strdup ("?");
+  g_autofree char *when = turn_time (m->ts);
   /* one line per turn: a line break inside a message must not start a line of its own */
   g_autofree char *speaker = catchup_text_sanitize (m->speaker);
   g_autofree char *text = catchup_text_sanitize (m->text);
@@ -141,13 +149,11 @@ cited_place (const CatchupAskResult *res, const char *id)
   for (guint i = 0; i < res->memory->turns->len; i++)
     {
       const CatchupMessage *m = res->memory->turns->pdata[i];
-      g_autoptr (GDateTime) dt = NULL;
       g_autofree char *when = NULL;
 
       if (g_strcmp0 (m->id, id) != 0)
         continue;
-      dt = g_date_time_new_from_unix_local (m->ts);
-      when = dt ? g_date_time_format (dt, "%a %H:%M") : g_strdup ("?");
+      when = turn_time (m->ts);
       return g_strdup_printf ("%s %s", when, m->speaker);
     }
   return g_strdup (id);

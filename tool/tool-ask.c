@@ -404,11 +404,7 @@ json_add_line (JsonBuilder *b, const CatchupSummaryLine *line)
   json_builder_begin_object (b);
   json_member_string (b, "section", catchup_section_to_string (line->section));
   json_member_string (b, "source", catchup_summary_line_source (line));
-  json_builder_set_member_name (b, "sources");
-  json_builder_begin_array (b);
-  for (guint k = 0; k < line->sources->len; k++)
-    json_builder_add_string_value (b, g_ptr_array_index (line->sources, k));
-  json_builder_end_array (b);
+  json_add_strings (b, "sources", line->sources);
   json_member_string (b, "speaker", line->speaker);
   if (line->ts != 0)
     json_member_time (b, "ts", line->ts);
