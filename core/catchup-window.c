@@ -140,7 +140,7 @@ static gboolean
 count_whole_room (CatchupStore *store, gint64 room, CatchupWindowInfo *info, GError **error)
 {
   g_autoptr (CatchupRoomInfo) room_info = catchup_store_room_info (store, room, error);
-  gint64 n = room_info ? catchup_store_count_turns (store, room, G_MININT64, error) : -1;
+  gint64 n = room_info ? room_info->n_messages : -1;
 
   if (n < 0)
     return FALSE;
@@ -194,7 +194,7 @@ catchup_window_resolve (CatchupStore *store, gint64 room, const CatchupWindow *w
   count_and_cap (msgs, window->max_messages, info);
   if (whole_room && !count_whole_room (store, room, info, error))
     return NULL;
-  info->room_empty = msgs->len == 0 && catchup_store_count_turns (store, room, G_MININT64, NULL) <= 0;
+  info->room_empty = msgs->len == 0 && catchup_store_count (store, room, NULL) <= 0;
   return g_steal_pointer (&msgs);
 }
 
