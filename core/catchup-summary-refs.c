@@ -40,16 +40,36 @@ static const char *const generic_nouns[] = {
   "sound", "screen", "need", "needs", "limit", "limits", NULL,
 };
 
+/* The stems of a constant word list's one-term words, made once per list for the program's life: the lists are
+ * asked about for every expression of every line, from any engine thread. */
+static GHashTable *
+stem_set (const char *const *list)
+{
+  static GMutex lock;
+  static GHashTable *sets; /* list -> set of stems */
+  GHashTable *set;
+
+  g_mutex_lock (&lock);
+  if (sets == NULL)
+    sets = g_hash_table_new (g_direct_hash, g_direct_equal);
+  if ((set = g_hash_table_lookup (sets, list)) == NULL) {
+    set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; list[i]; i++) {
+      g_autoptr (GPtrArray) t = catchup_summary_terms (list[i]);
+      if (t->len == 1)
+        g_hash_table_add (set, g_strdup (t->pdata[0]));
+    }
+    g_hash_table_insert (sets, (gpointer) list, set);
+  }
+  g_mutex_unlock (&lock);
+  return set;
+}
+
 /* Whether a term (stemmed) is one of the words of list: "advice" is cut to "advic" like the line's words. */
 static gboolean
 in_stem_list (const char *term, const char *const *list)
 {
-  for (guint i = 0; list[i]; i++) {
-    g_autoptr (GPtrArray) t = catchup_summary_terms (list[i]);
-    if (t->len == 1 && g_str_equal (t->pdata[0], term))
-      return TRUE;
-  }
-  return FALSE;
+  return g_hash_table_contains (stem_set (list), term);
 }
 
 /* What a speaker's "my X" names without needing an explanation: their kids, their job. */
