@@ -359,9 +359,9 @@ after_reaction (const char *folded)
 
 /* Summary-worthiness of one message and how much it weighs; 0 for chit-chat and bot noise. */
 static double
-classify (const char *speaker, const char *clean, const char *folded, guint terms, CatchupWorth *worth)
+classify (const char *speaker, const char *clean, const char *folded, guint terms, guint words, gboolean earnest,
+          CatchupWorth *worth)
 {
-  guint words = catchup_summary_count_words (clean);
   double score = 0;
   guint hits = 0;
 
@@ -378,7 +378,6 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
   g_autofree char *said = without_quotes (rest);
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
-  gboolean earnest = asks_in_earnest (clean, folded);
   split_asked (said, stated, asked);
   if (cue_class (said, worth, &score, &hits)) {
     CatchupWorth stated_worth;
@@ -414,7 +413,8 @@ catchup_summary_classify (const char *speaker, const char *text)
   g_autofree char *folded = g_utf8_casefold (clean, -1);
   g_autoptr (GPtrArray) terms = catchup_summary_terms (clean);
   CatchupWorth worth;
-  classify (speaker, clean, folded, terms->len, &worth);
+  classify (speaker, clean, folded, terms->len, catchup_summary_count_words (clean), asks_in_earnest (clean, folded),
+            &worth);
   switch (worth) {
   case CATCHUP_WORTH_DECISION:
     return CATCHUP_SECTION_DECISIONS;
@@ -485,7 +485,7 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
     c.gaps = gaps_of_utterance (mem, msg);
     aside = opens_off_topic (c.folded) || (aside && msg->ts - prev_ts <= ASIDE_PAUSE);
     prev_ts = msg->ts;
-    c.score = aside ? 0 : classify (msg->speaker, c.clean, c.folded, c.terms->len, &c.worth);
+    c.score = aside ? 0 : classify (msg->speaker, c.clean, c.folded, c.terms->len, c.words, c.question, &c.worth);
     g_array_append_val (cands, c);
   }
   return cands;
