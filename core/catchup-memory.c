@@ -371,16 +371,16 @@ sparse_lists (Ctx *ctx, const char *const *queries, guint n, GHashTable **idf, G
                                         ctx->before, CATCHUP_RETRIEVE_TOP, sparse, error);
 }
 
+/* The question's ranked turns; *idf gets its idf table (for the turns add_span scores). */
 static GArray *
-turns_for_question (Ctx *ctx, const char *query, GError **error)
+turns_for_question (Ctx *ctx, const char *query, GHashTable **idf, GError **error)
 {
   g_autofree float *qvec = g_new (float, ctx->embedder->dim);
-  g_autoptr (GHashTable) idf = NULL;
   g_autoptr (GArray) sparse = NULL;
 
-  if (!embed_one (ctx, query, TRUE, qvec, error) || !sparse_lists (ctx, &query, 1, &idf, &sparse, error))
+  if (!embed_one (ctx, query, TRUE, qvec, error) || !sparse_lists (ctx, &query, 1, idf, &sparse, error))
     return NULL;
-  return turns_for (ctx, idf, sparse, qvec, NULL, CATCHUP_RETRIEVE_TOP, 10.0, error);
+  return turns_for (ctx, *idf, sparse, qvec, NULL, CATCHUP_RETRIEVE_TOP, 10.0, error);
 }
 
 static guint
@@ -591,18 +591,16 @@ asked_first (GArray *ranked, const CatchupMemoryOptions *opts)
  * their own BM25: the chunks rank by the question's words, and "what did bob say on 3 June" may share few.
  * span keeps the messages. */
 static gboolean
-add_span (Ctx *ctx, const char *query, const CatchupMemoryOptions *opts, GArray *ranked, GPtrArray **span,
+add_span (Ctx *ctx, GHashTable *idf, const CatchupMemoryOptions *opts, GArray *ranked, GPtrArray **span,
           GError **error)
 {
   CatchupPos first = { opts->since, G_MININT64 }, last = { opts->until - 1, G_MAXINT64 };
-  g_autoptr (GHashTable) idf = NULL;
   g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (GArray) extra = g_array_new (FALSE, FALSE, sizeof (Scored));
 
   if (opts->until == 0)
     return TRUE;
-  if ((idf = catchup_retrieve_idf (ctx->store, query, ctx->df, error)) == NULL ||
-      (*span = catchup_store_range (ctx->store, ctx->room, &first, &last, SPAN_TURNS, error)) == NULL)
+  if ((*span = catchup_store_range (ctx->store, ctx->room, &first, &last, SPAN_TURNS, error)) == NULL)
     return FALSE;
   for (guint i = 0; i < ranked->len; i++)
     g_hash_table_add (seen, (gpointer) &g_array_index (ranked, Scored, i).msg->row);
@@ -629,12 +627,13 @@ build_question (Ctx *ctx, const char *query, const CatchupMemoryOptions *opts, C
 {
   g_autoptr (GPtrArray) lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr (GPtrArray) span = NULL;
-  GArray *l = turns_for_question (ctx, query, error);
+  g_autoptr (GHashTable) idf = NULL;
+  GArray *l = turns_for_question (ctx, query, &idf, error);
 
   if (l == NULL)
     return FALSE;
   g_ptr_array_add (lists, l);
-  if (!add_span (ctx, query, opts, l, &span, error))
+  if (!add_span (ctx, idf, opts, l, &span, error))
     return FALSE;
   asked_first (l, opts);
   accumulate (mem, lists, opts->budget);
