@@ -345,8 +345,7 @@ catchup_embed_cache_foreach_chunk (CatchupStore *store, gint64 room, const char 
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
-  sqlite3_bind_int64 (st, 2, before ? before->ts : G_MAXINT64);
-  sqlite3_bind_int64 (st, 3, before ? before->row : G_MAXINT64);
+  catchup_pos_bind (st, 2, before, G_MAXINT64);
   sqlite3_bind_text (st, 4, model, -1, SQLITE_STATIC);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {

@@ -510,12 +510,6 @@ catchup_index_chunk_turns (CatchupStore *store, gint64 chunk, GError **error)
 
 /* ---------- readers for retrieval ---------- */
 
-static void
-bind_before (sqlite3_stmt *st, int i, const CatchupPos *before)
-{
-  sqlite3_bind_int64 (st, i, before ? before->ts : G_MAXINT64);
-  sqlite3_bind_int64 (st, i + 1, before ? before->row : G_MAXINT64);
-}
 
 /* The per-row figures of catchup_tf(): rows and tokens of the whole index, then one count per phrase. */
 #define TF_HEAD 2
@@ -644,7 +638,7 @@ catchup_index_match_foreach (CatchupStore *store, gint64 room, const char *match
     return FALSE;
   sqlite3_bind_text (st, 1, match, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (st, 2, room);
-  bind_before (st, 3, before);
+  catchup_pos_bind (st, 3, before, G_MAXINT64);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       const gint64 *tf = sqlite3_column_blob (st, 1);
@@ -682,7 +676,7 @@ catchup_index_search (CatchupStore *store, gint64 room, const char *match, const
     return NULL;
   sqlite3_bind_text (st, 1, match, -1, SQLITE_STATIC);
   sqlite3_bind_int64 (st, 2, room);
-  bind_before (st, 3, before);
+  catchup_pos_bind (st, 3, before, G_MAXINT64);
   sqlite3_bind_int (st, 5, (int) top);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
@@ -712,7 +706,7 @@ catchup_index_foreach_vec (CatchupStore *store, gint64 room, const CatchupPos *b
   if (st == NULL)
     return FALSE;
   sqlite3_bind_int64 (st, 1, room);
-  bind_before (st, 2, before);
+  catchup_pos_bind (st, 2, before, G_MAXINT64);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     if (sqlite3_column_bytes (st, 1) == CATCHUP_EMBED_DIM)
       func (sqlite3_column_int64 (st, 0), sqlite3_column_blob (st, 1), data);

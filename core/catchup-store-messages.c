@@ -165,8 +165,8 @@ catchup_store_get_message_by_row (CatchupStore *store, gint64 row, GError **erro
   return single_message (store, stmt, what, error);
 }
 
-static void
-bind_pos (sqlite3_stmt *stmt, int i, const CatchupPos *pos, gint64 open_value)
+void
+catchup_pos_bind (sqlite3_stmt *stmt, int i, const CatchupPos *pos, gint64 open_value)
 {
   sqlite3_bind_int64 (stmt, i, pos ? pos->ts : open_value);
   sqlite3_bind_int64 (stmt, i + 1, pos ? pos->row : open_value);
@@ -185,8 +185,8 @@ catchup_store_range (CatchupStore *store, gint64 room, const CatchupPos *first, 
   if (stmt == NULL)
     return NULL;
   sqlite3_bind_int64 (stmt, 1, room);
-  bind_pos (stmt, 2, first, G_MININT64);
-  bind_pos (stmt, 4, last, G_MAXINT64);
+  catchup_pos_bind (stmt, 2, first, G_MININT64);
+  catchup_pos_bind (stmt, 4, last, G_MAXINT64);
   sqlite3_bind_int64 (stmt, 6, limit ? (gint64) limit : -1);
   return collect_messages (store, stmt, error);
 }
@@ -217,7 +217,7 @@ catchup_store_before (CatchupStore *store, gint64 room, const CatchupPos *pos, g
   if (n == 0)
     return g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
   sqlite3_bind_int64 (stmt, 1, room);
-  bind_pos (stmt, 2, pos, G_MAXINT64);
+  catchup_pos_bind (stmt, 2, pos, G_MAXINT64);
   sqlite3_bind_int64 (stmt, 4, n);
   msgs = collect_messages (store, stmt, error);
   if (msgs)

@@ -29,6 +29,9 @@ typedef struct {
   gint64 row;
 } CatchupPos;
 
+/* Binds a position to parameters i and i + 1 (ts, row); NULL binds open_value to both: an open end of a range. */
+void catchup_pos_bind (sqlite3_stmt *stmt, int i, const CatchupPos *pos, gint64 open_value);
+
 typedef struct {
   gint64 id;
   char *protocol;
