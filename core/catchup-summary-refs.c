@@ -391,6 +391,7 @@ typedef struct {
   GPtrArray *required;   /* terms; the last is the head */
   Owner owner;
   char *setting;         /* "on the court": the place phrase a one-word expression stands in, or NULL */
+  guint name_terms;      /* a name used as a modifier ("the ABI report"): how many of required are the name */
 } Anchor;
 
 static void
@@ -542,29 +543,121 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   return p > text && !strchr (".!?:;\"([\n", p[-1]);
 }
 
+/* Whether the word before w (or the one before that) is a determiner: "the ABI report", "a Harry Potter theme",
+ * "the coolest Harry Potter party". */
+static gboolean
+determined (const char *text, const char *w)
+{
+  static const char *const determiners[] = { "the", "a", "an", "this", "that", "these", "those", "our", "my",
+                                             "your", "his", "her", "their", NULL };
+  const char *p = w;
+  for (guint back = 0; back < 2; back++) {
+    while (p > text && p[-1] == ' ')
+      p--;
+    const char *e = p;
+    while (p > text && g_ascii_isalpha (p[-1]))
+      p--;
+    if (p == e)
+      return FALSE;
+    g_autofree char *word = g_ascii_strdown (p, e - p);
+    if (in_list (word, determiners))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A name a determiner puts before a noun is a modifier: "the ABI report" is a report, "the MSVC row" a row, and
+ * a turn that only says ABI is about another thing. The noun joins the required terms (and *end moves past it). */
+static gboolean
+modifier_noun (const char *text, const char *w, const char **end, GPtrArray *required)
+{
+  const char *p = *end;
+  if (p[0] != ' ' || !g_ascii_islower (p[1]) || !determined (text, w))
+    return FALSE;
+  const char *e = p + 1;
+  while (g_ascii_isalpha (*e))
+    e++;
+  g_autofree char *noun = g_strndup (p + 1, e - p - 1);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (noun);
+  if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_')
+    return FALSE;
+  g_ptr_array_add (required, g_strdup (terms->pdata[0]));
+  *end = e;
+  return TRUE;
+}
+
+/* The next word of a walk over text (letters, digits, '_'): its start, with *cursor after it; NULL at the end.
+ * The text must be valid UTF-8: the walk steps by lead bytes. */
+static const char *
+next_word (const char **cursor)
+{
+  const char *p = *cursor;
+  while (*p && !(g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+    p = g_utf8_next_char (p);
+  const char *w = p;
+  while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+    p = g_utf8_next_char (p);
+  *cursor = p;
+  return p == w ? NULL : w;
+}
+
+/* The term of the word [w, end) when it is a name (is_name) of one term, else NULL. */
+static char *
+name_term (const CatchupSummaryRefs *r, const char *text, const char *w, const char *end)
+{
+  g_autofree char *word = g_strndup (w, end - w);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+  if (terms->len != 1 || strlen (terms->pdata[0]) < 2 || !is_name (text, w, word, r->people))
+    return NULL;
+  return g_strdup (terms->pdata[0]);
+}
+
+/* Whether [w, end) is written in capitals ("GCC", "MSVC"): a name even where a sentence starts. */
+static gboolean
+all_caps (const char *w, const char *end)
+{
+  guint upper = 0;
+  for (const char *p = w; p < end; p++) {
+    if (g_ascii_islower (*p))
+      return FALSE;
+    upper += g_ascii_isupper (*p);
+  }
+  return upper >= 2;
+}
+
+/* The terms of the names a text writes ("MSVC", "GCC", "Clang"). */
+static GHashTable *
+name_set (const CatchupSummaryRefs *r, const char *raw)
+{
+  g_autofree char *valid = g_utf8_make_valid (raw ? raw : "", -1);
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const char *p = valid;
+  for (const char *w; (w = next_word (&p));) {
+    char *term = name_term (r, valid, w, p);
+    if (!term && all_caps (w, p)) {
+      g_autofree char *word = g_strndup (w, p - w);
+      g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+      term = terms->len == 1 ? g_strdup (terms->pdata[0]) : NULL;
+    }
+    if (term)
+      g_hash_table_add (set, term);
+  }
+  return set;
+}
+
 /* The names of a line, each a required term that is new in the window. */
 static void
 name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, GArray *anchors)
 {
-  /* the walk below steps by UTF-8 lead bytes: on a text that did not come through the store's checks a lead
-   * byte before the end would step past it */
   g_autofree char *valid = g_utf8_make_valid (raw, -1);
   const char *text = valid;
-  for (const char *p = text; *p;) {
-    const char *w = p;
-    while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
-      p = g_utf8_next_char (p);
-    if (p == w) {
-      p = g_utf8_next_char (p);
-      continue;
-    }
-    g_autofree char *word = g_strndup (w, p - w);
-    g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
-    if (terms->len != 1 || strlen (terms->pdata[0]) < 2 || !g_hash_table_contains (wanted, terms->pdata[0]) ||
-        !is_name (text, w, word, r->people))
+  const char *p = text;
+  for (const char *w; (w = next_word (&p));) {
+    g_autofree char *term = name_term (r, text, w, p);
+    if (!term || !g_hash_table_contains (wanted, term))
       continue;
     GPtrArray *required = g_ptr_array_new_with_free_func (g_free);
-    g_ptr_array_add (required, g_strdup (terms->pdata[0]));
+    g_ptr_array_add (required, g_steal_pointer (&term));
     /* a name of several words is one name: "Harry Potter" */
     while (p[0] == ' ' && g_unichar_isupper (g_utf8_get_char (p + 1))) {
       const char *e = p + 1;
@@ -577,7 +670,9 @@ name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, 
       g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
       p = e;
     }
-    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY, NULL };
+    const char *end = p;
+    guint name_terms = modifier_noun (text, w, &end, required) ? required->len - 1 : 0;
+    Anchor a = { g_strndup (w, end - w), required, OWNER_ANY, NULL, name_terms };
     g_array_append_val (anchors, a);
   }
 }
@@ -655,6 +750,26 @@ owner_says_own (const Anchor *a, const char *folded_turn)
   return !catchup_text_has_folded_phrase (folded_turn, yours) || catchup_text_has_folded_phrase (folded_turn, mine);
 }
 
+/* A turn that names only the modifier of "the MSVC row" is about the row when it names two more of the line's
+ * names besides: "the MSVC row gets the new minimum, the gcc/clang rows stay" and "MSVC floor is VS 2022 17.5 …
+ * GCC and Clang floors unchanged" are about the same table. */
+static gboolean
+names_modifier (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, const Anchor *a)
+{
+  g_autoptr (GPtrArray) name = g_ptr_array_new ();
+  for (guint k = 0; k < a->name_terms; k++)
+    g_ptr_array_add (name, a->required->pdata[k]);
+  if (!has_all (r->stated->pdata[i], name))
+    return FALSE;
+  g_autoptr (GHashTable) turn_names = name_set (r, ((const CatchupMessage *) r->mem->turns->pdata[i])->text);
+  g_autoptr (GPtrArray) line_terms = said_terms (c->clean);
+  g_autoptr (GHashTable) shared = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint k = 0; k < line_terms->len; k++)
+    if (g_hash_table_contains (turn_names, line_terms->pdata[k]) && !in_terms (name, line_terms->pdata[k]))
+      g_hash_table_add (shared, line_terms->pdata[k]);
+  return g_hash_table_size (shared) >= 2;
+}
+
 /* Whether a memory turn can be about the anchor's referent at all: it states its name, is by its owner, is no
  * other instance of the same kind and does not use it as the same setting. */
 static gboolean
@@ -663,7 +778,8 @@ about_anchor (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, c
 {
   const CatchupMessage *t = r->mem->turns->pdata[i];
   gboolean named = has_all (r->stated->pdata[i], a->required) ||
-                   (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0]));
+                   (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0])) ||
+                   (a->name_terms > 0 && names_modifier (r, i, c, a));
   if (!t->id || t->ts > c->msg->ts || !named || !owner_fits (a->owner, t, c->msg))
     return FALSE;
   g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);

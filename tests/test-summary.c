@@ -1369,6 +1369,48 @@ test_reference_lead_in_reply (void)
     g_assert_cmpstr (((const CatchupSummaryItem *) context->pdata[i])->id, !=, "p2");
 }
 
+/* Whether the line about id in the summary of rows (memory past, nothing flagged) has a reference to turn. */
+static gboolean
+cites (const Row *rows, guint n, const Row *past, guint n_past, const char *id, const char *turn)
+{
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, NULL, NULL, CATCHUP_LENGTH_DETAILED);
+  GPtrArray *context = context_of (s, id);
+  for (guint i = 0; context && i < context->len; i++)
+    if (g_strcmp0 (((const CatchupSummaryItem *) context->pdata[i])->id, turn) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+#define CITES(rows, past, id, turn) cites (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), id, turn)
+
+/* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
+ * a turn that names the report, or names two more of the line's names besides ("GCC", "Clang"), is. */
+static void
+test_reference_name_modifier (void)
+{
+  const Row generic[] = {
+    { "p1", T0 - DAY, "mira", "what I check in any new header: who owns every pointer, and whether we can extend it without breaking ABI" },
+  };
+  const Row report[] = {
+    { "p1", T0 - DAY, "pbaird", "the ABI report is up: two accessors vanished when the struct became opaque" },
+  };
+  const Row abi_rows[] = {
+    { "w1", T0, "tkovac", "so, re the two accessors from the ABI report: they come back as exported functions over the opaque struct" },
+    { "w2", T0 + MIN_, "dfarrow", "ok" },
+  };
+  const Row floors[] = {
+    { "p1", T0 - DAY, "gsteen", "amendment: MSVC floor is VS 2022 17.5 instead of 2019 16.8. GCC and Clang floors unchanged" },
+  };
+  const Row msvc_rows[] = {
+    { "w1", T0, "mira", "updating the toolchains table: the MSVC row gets the new minimum, the gcc/clang rows stay as voted" },
+    { "w2", T0 + MIN_, "gsteen", "ok" },
+  };
+
+  g_assert_false (CITES (abi_rows, generic, "w1", "p1"));
+  g_assert_true (CITES (abi_rows, report, "w1", "p1"));
+  g_assert_true (CITES (msvc_rows, floors, "w1", "p1"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1410,5 +1452,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-cases", test_reference_cases);
   g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
+  g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
   return g_test_run ();
 }
