@@ -159,10 +159,10 @@ said_terms (const char *text)
   return terms;
 }
 
-/* Terms of what a message states: its sentences less those that ask. "How's the dance studio?" names the studio
- * and tells nothing about it, so a turn that only asks about a thing does not explain it. */
-static GPtrArray *
-stated_terms (const char *text)
+/* What a message states: its sentences less those that ask. "How's the dance studio?" names the studio and tells
+ * nothing about it, so a turn that only asks about a thing does not explain it. */
+static char *
+stated_text (const char *text)
 {
   g_autoptr (GString) stated = g_string_new (NULL);
   const char *start = text ? text : "";
@@ -171,13 +171,86 @@ stated_terms (const char *text)
                                    (p[1] == '\0' || p[1] == ' ' || p[1] == '\n'));
     if (!end)
       continue;
+    /* with its end mark: a phrase (word_pairs) does not run on into the next sentence */
     if (*p != '?')
-      g_string_append_len (g_string_append_c (stated, ' '), start, p - start);
+      g_string_append_len (g_string_append_c (stated, ' '), start, p - start + (*p != '\0'));
     if (*p == '\0')
       break;
     start = p + 1;
   }
-  return said_terms (stated->str);
+  return g_string_free (g_steal_pointer (&stated), FALSE);
+}
+
+static GPtrArray *
+stated_terms (const char *text)
+{
+  g_autofree char *stated = stated_text (text);
+  return said_terms (stated);
+}
+
+/* The next word of a walk over text (letters, digits, '_'): its start, with *cursor after it; NULL at the end.
+ * The text must be valid UTF-8: the walk steps by lead bytes. */
+static const char *
+next_word (const char **cursor)
+{
+  const char *p = *cursor;
+  while (*p && !(g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+    p = g_utf8_next_char (p);
+  const char *w = p;
+  while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+    p = g_utf8_next_char (p);
+  *cursor = p;
+  return p == w ? NULL : w;
+}
+
+/* The term of a word that names something (no stop word, two letters at least), or NULL. */
+static char *
+content_term (const char *w, const char *end)
+{
+  g_autofree char *word = g_strndup (w, end - w);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+  return terms->len == 1 && strlen (terms->pdata[0]) >= 2 ? g_strdup (terms->pdata[0]) : NULL;
+}
+
+/* Two content words next to each other in a clause, "rejection letter": its key ("reject letter", the terms) and
+ * the words as written. */
+typedef struct {
+  char *key;
+  char *label;
+} Pair;
+
+static void
+pair_clear (Pair *pair)
+{
+  g_free (pair->key);
+  g_free (pair->label);
+}
+
+/* The pairs of a text without its photo caption, in order. */
+static GArray *
+word_pairs (const char *raw)
+{
+  GArray *pairs = g_array_new (FALSE, TRUE, sizeof (Pair));
+  g_array_set_clear_func (pairs, (GDestroyNotify) pair_clear);
+  g_autofree char *valid = g_utf8_make_valid (raw ? raw : "", -1);
+  char *caption = strstr (valid, "[shares ");
+  if (caption)
+    *caption = '\0';
+  const char *p = valid, *prev = NULL, *prev_end = NULL;
+  g_autofree char *prev_term = NULL;
+  for (const char *w; (w = next_word (&p));) {
+    char *term = content_term (w, p);
+    gboolean next_to = prev_term && term && w > prev_end && strspn (prev_end, " ") == (gsize) (w - prev_end);
+    if (next_to) {
+      Pair pair = { g_strconcat (prev_term, " ", term, NULL), g_strndup (prev, p - prev) };
+      g_array_append_val (pairs, pair);
+    }
+    g_free (prev_term);
+    prev_term = term;
+    prev = w;
+    prev_end = p;
+  }
+  return pairs;
 }
 
 /* The memory's turns and the window's with their terms, cut once for all the lines. */
@@ -186,6 +259,8 @@ struct _CatchupSummaryRefs {
   GPtrArray *terms;      /* GPtrArray of terms, per memory turn */
   GPtrArray *stated;     /* GPtrArray of the terms of its statements (stated_terms), per memory turn */
   GPtrArray *joined;     /* GPtrArray of its neighbouring terms joined ("fall back": "fallback"), per turn */
+  GPtrArray *pairs;      /* GHashTable of the keys of the word pairs its statements write, per memory turn */
+  GHashTable *pair_df;   /* pair key -> number of memory turns that write it */
   GHashTable *df;        /* term -> number of memory turns that have it: how well it picks out one of them */
   guint docs;
   GHashTable *first;     /* term -> 1 + the index of the first window candidate that has it */
@@ -249,6 +324,23 @@ collect_expressions (CatchupSummaryRefs *r, GArray *cands)
   }
 }
 
+/* The word pairs of a memory turn's statements, counted over the memory. */
+static void
+add_pairs (CatchupSummaryRefs *r, const char *text)
+{
+  g_autofree char *stated = stated_text (text);
+  g_autoptr (GArray) pairs = word_pairs (stated);
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < pairs->len; i++) {
+    const char *key = g_array_index (pairs, Pair, i).key;
+    if (g_hash_table_add (set, g_strdup (key))) {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->pair_df, key));
+      g_hash_table_replace (r->pair_df, g_strdup (key), GUINT_TO_POINTER (n + 1));
+    }
+  }
+  g_ptr_array_add (r->pairs, set);
+}
+
 CatchupSummaryRefs *
 catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
 {
@@ -257,6 +349,8 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
   r->terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->joined = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->stated = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  r->pairs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  r->pair_df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->asks = g_ptr_array_new ();
@@ -276,6 +370,7 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
     count_terms (r, terms);
     g_ptr_array_add (r->terms, terms);
     g_ptr_array_add (r->stated, stated_terms (m->text));
+    add_pairs (r, m->text);
     r->docs++;
   }
   for (guint i = 0; i < cands->len; i++) {
@@ -303,6 +398,8 @@ catchup_summary_refs_free (CatchupSummaryRefs *r)
   g_ptr_array_unref (r->terms);
   g_ptr_array_unref (r->joined);
   g_ptr_array_unref (r->stated);
+  g_ptr_array_unref (r->pairs);
+  g_hash_table_unref (r->pair_df);
   g_hash_table_unref (r->df);
   g_hash_table_unref (r->first);
   g_ptr_array_unref (r->asks);
@@ -586,21 +683,6 @@ modifier_noun (const char *text, const char *w, const char **end, GPtrArray *req
   return TRUE;
 }
 
-/* The next word of a walk over text (letters, digits, '_'): its start, with *cursor after it; NULL at the end.
- * The text must be valid UTF-8: the walk steps by lead bytes. */
-static const char *
-next_word (const char **cursor)
-{
-  const char *p = *cursor;
-  while (*p && !(g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
-    p = g_utf8_next_char (p);
-  const char *w = p;
-  while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
-    p = g_utf8_next_char (p);
-  *cursor = p;
-  return p == w ? NULL : w;
-}
-
 /* The term of the word [w, end) when it is a name (is_name) of one term, else NULL. */
 static char *
 name_term (const CatchupSummaryRefs *r, const char *text, const char *w, const char *end)
@@ -821,10 +903,9 @@ best_evidence (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Anc
 
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
-              guint max_chars)
+              GHashTable *wanted, guint max_chars)
 {
   CatchupMemory *mem = refs->mem;
-  g_autoptr (GHashTable) wanted = new_terms (refs, c, index);
   g_autoptr (GArray) anchors = g_array_new (FALSE, TRUE, sizeof (Anchor));
   g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
   for (guint i = 0; i < exprs->len; i++) {
@@ -934,6 +1015,50 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
   return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
 }
 
+/* Whether a message opens with a personal pronoun as its subject ("They just sent me a generic rejection letter"):
+ * it stands for someone or something said before the message. ("It" is left out: mostly a dummy, "It's great".) */
+static gboolean
+opens_with_pronoun (const char *text)
+{
+  static const char *const pronouns[] = { "they", "she", "he", NULL };
+  gsize n = 0;
+  while (g_ascii_isalpha (text[n]))
+    n++;
+  g_autofree char *word = g_ascii_strdown (text, n);
+  return in_list (word, pronouns) && (text[n] == ' ' || text[n] == '\'');
+}
+
+/* A line whose subject is a pronoun leans on what was said before; when it writes two words side by side that
+ * are new in the window ("rejection letter") and exactly one memory turn states them side by side too, that turn
+ * is the thing it tells more about, and the pair is what the line calls it. (One shared word is too weak.) */
+static CatchupSummaryItem *
+resolve_phrase (const CatchupCandidate *c, const CatchupSummaryRefs *r, GHashTable *wanted, guint max_chars)
+{
+  if (!opens_with_pronoun (c->clean))
+    return NULL;
+  g_autoptr (GArray) pairs = word_pairs (c->clean);
+  for (guint i = 0; i < pairs->len; i++) {
+    const Pair *pair = &g_array_index (pairs, Pair, i);
+    g_auto (GStrv) terms = g_strsplit (pair->key, " ", 2);
+    if (!g_hash_table_contains (wanted, terms[0]) || !g_hash_table_contains (wanted, terms[1]) ||
+        in_stem_list (terms[0], generic_nouns) || in_stem_list (terms[1], generic_nouns) ||
+        GPOINTER_TO_UINT (g_hash_table_lookup (r->pair_df, pair->key)) != 1)
+      continue;
+    for (guint t = 0; t < r->pairs->len; t++) {
+      const CatchupMessage *turn = r->mem->turns->pdata[t];
+      if (!g_hash_table_contains (r->pairs->pdata[t], pair->key) || !turn->id || turn->ts > c->msg->ts)
+        continue;
+      g_autoptr (GHashTable) focus = g_hash_table_new (g_str_hash, g_str_equal);
+      g_hash_table_add (focus, terms[0]);
+      g_hash_table_add (focus, terms[1]);
+      g_autofree char *clean = catchup_summary_clean (turn->text);
+      g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+      return catchup_summary_item_new (pair->label, turn->id, turn->speaker, turn->ts, quote);
+    }
+  }
+  return NULL;
+}
+
 void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
                          guint max_chars)
@@ -943,9 +1068,12 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
   g_autoptr (GPtrArray) none = g_ptr_array_new ();
   if (!refs->mem || !refs->mem->turns || refs->mem->turns->len == 0)
     return;
-  CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, max_chars);
+  g_autoptr (GHashTable) wanted = new_terms (refs, c, index);
+  CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, wanted, max_chars);
   if (!item)
     item = resolve_reply (c, refs, index, max_chars);
+  if (!item)
+    item = resolve_phrase (c, refs, wanted, max_chars);
   if (item)
     g_ptr_array_add (items, item);
 }

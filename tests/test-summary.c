@@ -1411,6 +1411,35 @@ test_reference_name_modifier (void)
   g_assert_true (CITES (msvc_rows, floors, "w1", "p1"));
 }
 
+/* A message that opens with a pronoun leans on what was said before it: two words it writes side by side that
+ * exactly one memory turn states side by side too ("rejection letter") are that turn's. Two such turns (two
+ * letters) are ambiguous, and a message without the pronoun tells its own news: no line for either. */
+static void
+test_reference_pronoun_phrase (void)
+{
+  const Row one[] = {
+    { "p1", T0 - 10 * MIN_, "joanna", "after finishing my screenplay I got a rejection letter from a major company" },
+    { "p2", T0 - 5 * MIN_, "nate", "sorry to hear that, did something happen with the company?" },
+  };
+  const Row two[] = {
+    { "p1", T0 - 10 * MIN_, "joanna", "after finishing my screenplay I got a rejection letter from a major company" },
+    { "p2", T0 - 8 * MIN_, "joanna", "and my cousin got a rejection letter from the bank about the loan" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "joanna", "They just sent me a generic rejection letter without much feedback." },
+    { "w2", T0 + MIN_, "nate", "ugh, so frustrating" },
+  };
+  const Row own[] = {
+    { "w1", T0, "joanna", "Today the post brought a generic rejection letter without much feedback." },
+    { "w2", T0 + MIN_, "nate", "ugh, so frustrating" },
+  };
+
+  g_assert_true (REF_SHOWN (rows, one, NULL, "rejection letter"));
+  g_assert_true (CITES (rows, one, "w1", "p1"));
+  g_assert_false (CITES (rows, two, "w1", "p1") || CITES (rows, two, "w1", "p2"));
+  g_assert_false (CITES (own, one, "w1", "p1"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1453,5 +1482,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
   g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
+  g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
   return g_test_run ();
 }
