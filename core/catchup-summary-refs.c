@@ -268,6 +268,7 @@ struct _CatchupSummaryRefs {
   GHashTable *exprs;     /* window message id -> GPtrArray of the detector's casefolded expressions */
   GHashTable *people;    /* casefolded speakers of the window and the memory */
   guint opening;         /* the window's first candidates by one speaker, before anyone else writes */
+  GArray *cands;         /* the window's candidates (borrowed) */
 };
 
 static void
@@ -346,6 +347,7 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
 {
   CatchupSummaryRefs *r = g_new0 (CatchupSummaryRefs, 1);
   r->mem = mem;
+  r->cands = cands;
   r->terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->joined = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->stated = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
@@ -1059,6 +1061,110 @@ resolve_phrase (const CatchupCandidate *c, const CatchupSummaryRefs *r, GHashTab
   return NULL;
 }
 
+/* "our last one" in "another painting like our last one": the words of the one-phrase and where its noun is. */
+typedef struct {
+  char *label;   /* "our last one" */
+  char *noun;    /* the noun it stands for, "painting" */
+  char *term;    /* and its term, "paint" */
+  Owner owner;
+} OnePhrase;
+
+/* The words of a sentence, casefolded: letters and digits, or NULL past its end. */
+static GPtrArray *
+sentence_words (const char *folded, const char **cursor)
+{
+  const char *p = *cursor;
+  if (!*p)
+    return NULL;
+  GPtrArray *words = g_ptr_array_new_with_free_func (g_free);
+  while (*p) {
+    gboolean end = strchr (".!?", *p) && (p[1] == ' ' || p[1] == '\0');
+    if (g_ascii_isalnum (*p)) {
+      const char *w = p;
+      while (g_ascii_isalnum (*p))
+        p++;
+      g_ptr_array_add (words, g_strndup (w, p - w));
+      continue;
+    }
+    p++;
+    if (end)
+      break;
+  }
+  *cursor = p;
+  return words;
+}
+
+static gboolean
+word_in (GPtrArray *words, gint i, const char *const *list)
+{
+  return i >= 0 && (guint) i < words->len && in_list (words->pdata[i], list);
+}
+
+/* "another painting like our last one", "a cake just like my first one": a noun phrase that a one-phrase of the
+ * same sentence stands in for, compared with it. Only this shape: which noun a bare "the last one" stands for is
+ * otherwise a guess. */
+static gboolean
+one_phrase (const char *folded, OnePhrase *out)
+{
+  static const char *const owners[] = { "my", "our", "your", "the", NULL };
+  static const char *const which[] = { "last", "latest", "previous", "first", "old", NULL };
+  static const char *const compare[] = { "like", "as", "than", NULL };
+  static const char *const determiners[] = { "a", "an", "another", "the", "this", "that", "my", "our", "new", NULL };
+  const char *cursor = folded;
+  for (GPtrArray *words; (words = sentence_words (folded, &cursor)); g_ptr_array_unref (words))
+    for (gint i = 4; i < (gint) words->len; i++) {
+      if (!g_str_equal (words->pdata[i], "one") || !word_in (words, i - 1, which) ||
+          !word_in (words, i - 2, owners) || !word_in (words, i - 3, compare))
+        continue;
+      gint noun = i - 4;
+      /* "just like" */
+      if (noun > 0 && g_str_equal (words->pdata[noun], "just"))
+        noun--;
+      if (noun < 1 || !word_in (words, noun - 1, determiners))
+        continue;
+      g_autoptr (GPtrArray) terms = catchup_summary_terms (words->pdata[noun]);
+      if (terms->len != 1 || in_stem_list (terms->pdata[0], generic_nouns))
+        continue;
+      char *label = g_strdup_printf ("%s %s one", (char *) words->pdata[i - 2], (char *) words->pdata[i - 1]);
+      *out = (OnePhrase) { label, g_strdup (words->pdata[noun]), g_strdup (terms->pdata[0]), owner_of (label) };
+      g_ptr_array_unref (words);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* "our last one" is the latest thing of that kind its owner told about: the latest memory turn by its owner that
+ * states the noun, unless the window has told of one before the line. */
+static CatchupSummaryItem *
+resolve_one (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index, guint max_chars)
+{
+  OnePhrase one;
+  if (!one_phrase (c->folded, &one))
+    return NULL;
+  g_autofree char *label = one.label, *noun = one.noun, *term = one.term;
+  /* "our" is the speaker's, or the group's that the speaker is in */
+  Owner owner = g_str_has_prefix (label, "our ") ? OWNER_SPEAKER : one.owner;
+  /* "that painting is awesome" about the other's painting is not the owner telling of theirs */
+  g_autofree char *mine = g_strconcat ("my ", noun, NULL), *ours = g_strconcat ("our ", noun, NULL);
+  for (guint i = 0; i < index; i++) {
+    const CatchupCandidate *w = &g_array_index (r->cands, CatchupCandidate, i);
+    if (owner_fits (owner, w->msg, c->msg) &&
+        (catchup_text_has_folded_phrase (w->folded, mine) || catchup_text_has_folded_phrase (w->folded, ours)))
+      return NULL;
+  }
+  for (guint i = r->mem->turns->len; i-- > 0;) {
+    const CatchupMessage *t = r->mem->turns->pdata[i];
+    if (!t->id || t->ts > c->msg->ts || !owner_fits (owner, t, c->msg) || !in_terms (r->stated->pdata[i], term))
+      continue;
+    g_autoptr (GHashTable) focus = g_hash_table_new (g_str_hash, g_str_equal);
+    g_hash_table_add (focus, term);
+    g_autofree char *clean = catchup_summary_clean (t->text);
+    g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+    return catchup_summary_item_new (label, t->id, t->speaker, t->ts, quote);
+  }
+  return NULL;
+}
+
 void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
                          guint max_chars)
@@ -1074,6 +1180,8 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
     item = resolve_reply (c, refs, index, max_chars);
   if (!item)
     item = resolve_phrase (c, refs, wanted, max_chars);
+  if (!item)
+    item = resolve_one (c, refs, index, max_chars);
   if (item)
     g_ptr_array_add (items, item);
 }

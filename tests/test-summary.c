@@ -1440,6 +1440,35 @@ test_reference_pronoun_phrase (void)
   g_assert_false (CITES (own, one, "w1", "p1"));
 }
 
+/* "another painting like our last one" stands for the latest painting its speaker told of: a memory turn of
+ * theirs, not the other person's painting, and none when the window has told of theirs before the line. */
+static void
+test_reference_one_phrase (void)
+{
+  const Row past[] = {
+    { "p1", T0 - 3 * DAY, "melanie", "We love painting together lately. Here's our latest work from last weekend, a sunset." },
+    { "p2", T0 - 2 * DAY, "caroline", "I finished a painting of a tree for the art show" },
+  };
+  const Row others[] = {
+    { "p2", T0 - 2 * DAY, "caroline", "I finished a painting of a tree for the art show" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "caroline", "that painting of mine goes to the show next month" },
+    { "w2", T0 + MIN_, "melanie", "Gorgeous! My kids and I just finished another painting like our last one." },
+    { "w3", T0 + 2 * MIN_, "caroline", "can't wait to see it" },
+  };
+  const Row told[] = {
+    { "w1", T0, "melanie", "our painting from the lake is drying on the porch" },
+    { "w2", T0 + MIN_, "melanie", "Gorgeous! My kids and I just finished another painting like our last one." },
+    { "w3", T0 + 2 * MIN_, "caroline", "can't wait to see it" },
+  };
+
+  g_assert_true (REF_SHOWN (rows, past, NULL, "our last one"));
+  g_assert_true (CITES (rows, past, "w2", "p1"));
+  g_assert_false (CITES (rows, others, "w2", "p2"));
+  g_assert_false (CITES (told, past, "w2", "p1"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1483,5 +1512,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
   g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
   g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
+  g_test_add_func ("/catchup/summary/reference-one-phrase", test_reference_one_phrase);
   return g_test_run ();
 }
