@@ -1165,6 +1165,98 @@ resolve_one (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index
   return NULL;
 }
 
+/* The person of the room a line opens by addressing ("yuki_n: I need your piece"), casefolded, or NULL. */
+static const char *
+addressed (const CatchupSummaryRefs *r, const CatchupCandidate *c)
+{
+  g_autofree char *speaker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
+  GHashTableIter it;
+  gpointer person;
+  g_hash_table_iter_init (&it, r->people);
+  while (g_hash_table_iter_next (&it, &person, NULL)) {
+    gsize n = strlen (person);
+    if (n > 0 && g_str_has_prefix (c->folded, person) && (c->folded[n] == ':' || c->folded[n] == ',') &&
+        !g_str_equal (person, speaker))
+      return person;
+  }
+  return NULL;
+}
+
+/* "your piece", "your part": what the addressee is to deliver, a word that names no thing of its own. */
+static char *
+vague_yours (const char *folded)
+{
+  static const char *const vague[] = { "piece", "part", "bit", "bits", "share", "stuff", "thing", "things", NULL };
+  for (guint i = 0; vague[i]; i++) {
+    g_autofree char *phrase = g_strconcat ("your ", vague[i], NULL);
+    if (catchup_text_has_folded_phrase (folded, phrase))
+      return g_steal_pointer (&phrase);
+  }
+  return NULL;
+}
+
+/* Whether a memory turn gives the addressee a task: they take it on ("I'll rework the packaging", "I can do a
+ * backport patch") or someone writes their name ("yuki_n prepares a backport patch"). */
+static gboolean
+tasks (const CatchupMessage *t, const char *person)
+{
+  static const char *const takes_on[] = { "i'll", "i will", "i can", "i'm going to", "will do", NULL };
+  g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);
+  g_autofree char *speaker = g_utf8_casefold (t->speaker ? t->speaker : "", -1);
+  if (g_str_equal (speaker, person))
+    return catchup_summary_has_any (folded, takes_on);
+  return catchup_text_has_folded_phrase (folded, person);
+}
+
+/* "yuki_n: I need your piece by noon tomorrow … put it in patches/": the addressee's part is the task the memory
+ * gave them that shares a word with the line (the backport patch), when one such task stands out. */
+static CatchupSummaryItem *
+resolve_yours (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max_chars)
+{
+  const char *person = addressed (r, c);
+  g_autofree char *label = person ? vague_yours (c->folded) : NULL;
+  if (!label)
+    return NULL;
+  /* the words of the line that can tie it to a task: not the addressee's name, which every candidate has */
+  g_autoptr (GPtrArray) line_terms = said_terms (c->clean);
+  g_autoptr (GPtrArray) name = said_terms (person);
+  g_autoptr (GHashTable) wanted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < line_terms->len; i++)
+    if (!in_stem_list (line_terms->pdata[i], generic_nouns) && !in_terms (name, line_terms->pdata[i]))
+      g_hash_table_add (wanted, g_strdup (line_terms->pdata[i]));
+  gint best = -1, second = -1;
+  double best_score = 0, second_score = 0;
+  for (guint i = 0; i < r->mem->turns->len; i++) {
+    const CatchupMessage *t = r->mem->turns->pdata[i];
+    if (!t->id || t->ts > c->msg->ts || !tasks (t, person))
+      continue;
+    Evidence e = evidence_of (r, i, wanted, NULL);
+    if (e.shared == 0)
+      continue;
+    /* among equals the later turn: what holds now */
+    if (e.score >= best_score) {
+      second = best, second_score = best_score;
+      best = (gint) i, best_score = e.score;
+    } else if (e.score >= second_score) {
+      second = (gint) i, second_score = e.score;
+    }
+  }
+  if (best < 0 || (second >= 0 && second_score >= best_score * AMBIGUOUS_RATIO &&
+                   !same_subject (r->terms->pdata[best], r->terms->pdata[second])))
+    return NULL;
+  const CatchupMessage *turn = r->mem->turns->pdata[best];
+  g_autoptr (GHashTable) focus = catchup_summary_term_set (r->terms->pdata[best]);
+  GHashTableIter it;
+  gpointer term;
+  g_hash_table_iter_init (&it, focus);
+  while (g_hash_table_iter_next (&it, &term, NULL))
+    if (!g_hash_table_contains (wanted, term))
+      g_hash_table_iter_remove (&it);
+  g_autofree char *clean = catchup_summary_clean (turn->text);
+  g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+  return catchup_summary_item_new (label, turn->id, turn->speaker, turn->ts, quote);
+}
+
 void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
                          guint max_chars)
@@ -1182,6 +1274,8 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
     item = resolve_phrase (c, refs, wanted, max_chars);
   if (!item)
     item = resolve_one (c, refs, index, max_chars);
+  if (!item)
+    item = resolve_yours (c, refs, max_chars);
   if (item)
     g_ptr_array_add (items, item);
 }

@@ -1383,6 +1383,14 @@ cites (const Row *rows, guint n, const Row *past, guint n_past, const char *id, 
 
 #define CITES(rows, past, id, turn) cites (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), id, turn)
 
+/* A copy of rows (size bytes) with the text of row k changed: the same exchange with one message told otherwise. */
+static void
+with_text (Row *out, const Row *rows, gsize size, guint k, const char *text)
+{
+  memcpy (out, rows, size);
+  out[k].text = text;
+}
+
 /* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
  * a turn that names the report, or names two more of the line's names besides ("GCC", "Clang"), is. */
 static void
@@ -1421,18 +1429,14 @@ test_reference_pronoun_phrase (void)
     { "p1", T0 - 10 * MIN_, "joanna", "after finishing my screenplay I got a rejection letter from a major company" },
     { "p2", T0 - 5 * MIN_, "nate", "sorry to hear that, did something happen with the company?" },
   };
-  const Row two[] = {
-    { "p1", T0 - 10 * MIN_, "joanna", "after finishing my screenplay I got a rejection letter from a major company" },
-    { "p2", T0 - 8 * MIN_, "joanna", "and my cousin got a rejection letter from the bank about the loan" },
-  };
   const Row rows[] = {
     { "w1", T0, "joanna", "They just sent me a generic rejection letter without much feedback." },
     { "w2", T0 + MIN_, "nate", "ugh, so frustrating" },
   };
-  const Row own[] = {
-    { "w1", T0, "joanna", "Today the post brought a generic rejection letter without much feedback." },
-    { "w2", T0 + MIN_, "nate", "ugh, so frustrating" },
-  };
+  Row two[G_N_ELEMENTS (one)], own[G_N_ELEMENTS (rows)];
+  with_text (two, one, sizeof one, 1, "and my cousin got a rejection letter from the bank about the loan");
+  two[1].speaker = "joanna";
+  with_text (own, rows, sizeof rows, 0, "Today the post brought a generic rejection letter without much feedback.");
 
   g_assert_true (REF_SHOWN (rows, one, NULL, "rejection letter"));
   g_assert_true (CITES (rows, one, "w1", "p1"));
@@ -1467,6 +1471,29 @@ test_reference_one_phrase (void)
   g_assert_true (CITES (rows, past, "w2", "p1"));
   g_assert_false (CITES (rows, others, "w2", "p2"));
   g_assert_false (CITES (told, past, "w2", "p1"));
+}
+
+/* "yuki_n: I need your piece … put it in patches/" is the task the memory gave the addressee that shares a word
+ * with the line. Not addressed, it is nobody's in particular; two tasks that fit as well are ambiguous. */
+static void
+test_reference_addressed_yours (void)
+{
+  const Row past[] = {
+    { "p1", T0 - 2 * DAY, "yuki_n", "I'll rework the debian packaging once rc1 is out" },
+    { "p2", T0 - DAY, "tkovac", "ok: yuki_n prepares a backport patch against 2.8.6 and we attach it to the advisory" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "tkovac", "yuki_n: I need your piece by noon tomorrow. put it in patches/ next to the others" },
+    { "w2", T0 + MIN_, "yuki_n", "will do" },
+  };
+  Row two[G_N_ELEMENTS (past)], unaddressed[G_N_ELEMENTS (rows)];
+  with_text (two, past, sizeof past, 0, "I can write the patch notes for the fedora side");
+  with_text (unaddressed, rows, sizeof rows, 0, strchr (rows[0].text, ' ') + 1);
+
+  g_assert_true (REF_SHOWN (rows, past, NULL, "your piece"));
+  g_assert_true (CITES (rows, past, "w1", "p2"));
+  g_assert_false (CITES (unaddressed, past, "w1", "p2"));
+  g_assert_false (CITES (rows, two, "w1", "p1") || CITES (rows, two, "w1", "p2"));
 }
 
 int
@@ -1513,5 +1540,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
   g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
   g_test_add_func ("/catchup/summary/reference-one-phrase", test_reference_one_phrase);
+  g_test_add_func ("/catchup/summary/reference-addressed-yours", test_reference_addressed_yours);
   return g_test_run ();
 }
