@@ -903,6 +903,36 @@ best_evidence (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Anc
   return (gint) b.turn;
 }
 
+/* A window that opens mid-exchange answers the turn just before it: within this many seconds. */
+#define REPLY_SECONDS (10 * 60)
+
+/* The other person's turn just before the window that a turn of its opening answers (nobody else has written in
+ * the window before it, so nothing there can be what it answers), written minutes before; else NULL. Only a
+ * lead-in turn is known to be the one just before the window: a retrieved one may have others after it. */
+static const CatchupMessage *
+turn_answered (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index)
+{
+  const CatchupMessage *last = r->mem->turns->pdata[r->mem->turns->len - 1];
+  gpointer gap = NULL;
+  if (index >= r->opening || !last->id || !last->speaker || !last->text || !r->mem->gap_of ||
+      !g_hash_table_lookup_extended (r->mem->gap_of, last->id, NULL, &gap) || GPOINTER_TO_INT (gap) != 0 ||
+      g_strcmp0 (last->speaker, c->msg->speaker) == 0 || last->ts > c->msg->ts ||
+      c->msg->ts - last->ts > REPLY_SECONDS)
+    return NULL;
+  return last;
+}
+
+/* Whether the demonstrative of a line points at the exchange it is part of: a question, or the answer to one in
+ * the window or just before it ("I still remember this story" answering "Is there a favorite piece?"). */
+static gboolean
+points_at_exchange (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index)
+{
+  if (index > 0)
+    return c->question || r->asks->pdata[index - 1] != NULL;
+  const CatchupMessage *last = turn_answered (r, c, index);
+  return last && strchr (last->text, '?');
+}
+
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
               GHashTable *wanted, guint max_chars)
@@ -912,8 +942,7 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
   g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
   for (guint i = 0; i < exprs->len; i++) {
     Anchor a;
-    if ((index > 0 && is_demonstrative (exprs->pdata[i]) &&
-         (c->question || refs->asks->pdata[index - 1] != NULL)) ||
+    if ((is_demonstrative (exprs->pdata[i]) && points_at_exchange (refs, c, index)) ||
         relative_that (exprs->pdata[i], c->folded))
       continue;
     if (expression_anchor (exprs->pdata[i], c->folded, wanted, &a))
@@ -946,8 +975,6 @@ static const char *const reactions[] = {
   "happy for you", "proud of you", NULL,
 };
 
-/* A window that opens mid-exchange answers the turn just before it: within this many seconds. */
-#define REPLY_SECONDS (10 * 60)
 
 /* Words that open a reply before what it says: "Hi Tim!", "Caroline, glad you found …". */
 static const char *const openers[] = { "hi", "hey", "hello", "oh", "wow", "aw", "yay", "yeah", "yes", NULL };
@@ -1001,13 +1028,8 @@ reaction_to (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Catch
 static CatchupSummaryItem *
 resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index, guint max_chars)
 {
-  const CatchupMessage *last = r->mem->turns->pdata[r->mem->turns->len - 1];
-  gpointer gap = NULL;
-  /* only a lead-in turn is known to be the one just before the window: a retrieved one may have others after it */
-  if (index >= r->opening || !last->id || !last->speaker || !last->text || !r->mem->gap_of ||
-      !g_hash_table_lookup_extended (r->mem->gap_of, last->id, NULL, &gap) || GPOINTER_TO_INT (gap) != 0 ||
-      g_strcmp0 (last->speaker, c->msg->speaker) == 0 || last->ts > c->msg->ts ||
-      c->msg->ts - last->ts > REPLY_SECONDS)
+  const CatchupMessage *last = turn_answered (r, c, index);
+  if (!last)
     return NULL;
   g_autofree char *ref = reaction_to (r, c, last);
   if (!ref)

@@ -1496,6 +1496,32 @@ test_reference_addressed_yours (void)
   g_assert_false (CITES (rows, two, "w1", "p1") || CITES (rows, two, "w1", "p2"));
 }
 
+/* The window's first message answers the other person's question just before the window: "this story" is the
+ * one it tells about, not an earlier turn's story. When the turn before asks nothing, it is looked up. */
+static void
+test_reference_demonstrative_answer (void)
+{
+  const Row past[] = {
+    { "p1", T0 - DAY, "nate", "I watched a movie recently, the acting was awesome and the story was so captivating" },
+    { "p2", T0 - 30, "nate", "Is there a favorite piece from your early writings that stands out to you?" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "joanna", "Yup, I still remember this story from when I was 10, the acting of a brave turtle was so captivating" },
+    { "w2", T0 + MIN_, "nate", "love it" },
+  };
+  Row told[G_N_ELEMENTS (past)];
+  with_text (told, past, sizeof past, 1, "Those old notebooks of yours must be full of ideas.");
+  for (guint k = 0; k < 2; k++) {
+    g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+    CatchupMemory *mem = memory_new (k == 0 ? past : told, G_N_ELEMENTS (past));
+    g_hash_table_insert (mem->gap_of, g_strdup ("p2"), GINT_TO_POINTER (0));
+    memory_add_gap (mem, "w1", "this story", "this story", NULL);
+    g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
+    memory_free (mem);
+    g_assert_cmpint (has_ref (s, "this story"), ==, k == 1);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1541,5 +1567,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
   g_test_add_func ("/catchup/summary/reference-one-phrase", test_reference_one_phrase);
   g_test_add_func ("/catchup/summary/reference-addressed-yours", test_reference_addressed_yours);
+  g_test_add_func ("/catchup/summary/reference-demonstrative-answer", test_reference_demonstrative_answer);
   return g_test_run ();
 }
