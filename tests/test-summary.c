@@ -1522,6 +1522,26 @@ test_reference_demonstrative_answer (void)
   }
 }
 
+/* A reference quotes what the speaker said about the referent, not the caption of their photo of it; a caption
+ * only when nothing said names it. */
+static void
+test_reference_quote_not_caption (void)
+{
+  const Row past[] = {
+    { "p1", T0 - DAY, "gina", "Things have been hectic. I just launched an ad campaign for my clothing store downtown. "
+                              "[shares a photo: a photo of a clothing store downtown with clothes on display]" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "jon", "congrats on the clothing store downtown! the dance studio is on tenuous grounds right now" },
+    { "w2", T0 + MIN_, "gina", "thanks!" },
+  };
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "w1",
+                                                 "the clothing store downtown", CATCHUP_LENGTH_DETAILED);
+
+  g_assert_true (has_context (s, "ad campaign for my clothing store"));
+  g_assert_false (has_context (s, "[shares"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1568,5 +1588,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-one-phrase", test_reference_one_phrase);
   g_test_add_func ("/catchup/summary/reference-addressed-yours", test_reference_addressed_yours);
   g_test_add_func ("/catchup/summary/reference-demonstrative-answer", test_reference_demonstrative_answer);
+  g_test_add_func ("/catchup/summary/reference-quote-not-caption", test_reference_quote_not_caption);
   return g_test_run ();
 }
