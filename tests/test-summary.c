@@ -1524,19 +1524,22 @@ test_reference_demonstrative_answer (void)
 
 /* A reference quotes what the speaker said about the referent, not the caption of their photo of it; a caption
  * only when nothing said names it. */
+static const Row store_memory[] = {
+  { "p1", T0 - DAY, "gina", "Things have been hectic. I just launched an ad campaign for my clothing store downtown. "
+                            "[shares a photo: a photo of a clothing store downtown with clothes on display]" },
+};
+
+static const Row store_window[] = {
+  { "w1", T0, "jon", "congrats on the clothing store downtown! the dance studio is on tenuous grounds right now" },
+  { "w2", T0 + MIN_, "gina", "thanks!" },
+};
+
 static void
 test_reference_quote_not_caption (void)
 {
-  const Row past[] = {
-    { "p1", T0 - DAY, "gina", "Things have been hectic. I just launched an ad campaign for my clothing store downtown. "
-                              "[shares a photo: a photo of a clothing store downtown with clothes on display]" },
-  };
-  const Row rows[] = {
-    { "w1", T0, "jon", "congrats on the clothing store downtown! the dance studio is on tenuous grounds right now" },
-    { "w2", T0 + MIN_, "gina", "thanks!" },
-  };
-  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "w1",
-                                                 "the clothing store downtown", CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) s =
+    summarize_rows (store_window, G_N_ELEMENTS (store_window), store_memory, G_N_ELEMENTS (store_memory), "w1",
+                    "the clothing store downtown", CATCHUP_LENGTH_DETAILED);
 
   g_assert_true (has_context (s, "ad campaign for my clothing store"));
   g_assert_false (has_context (s, "[shares"));
