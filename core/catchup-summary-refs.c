@@ -642,13 +642,16 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   return p > text && !strchr (".!?:;\"([\n", p[-1]);
 }
 
-/* Whether the word before w (or the one before that) is a determiner: "the ABI report", "a Harry Potter theme",
- * "the coolest Harry Potter party". */
-static gboolean
-determined (const char *text, const char *w)
+typedef enum { OPENED_NOT, OPENED_BY_DETERMINER, OPENED_BY_PREPOSITION } Opened;
+
+/* What opens the noun phrase a name is in: a determiner one or two words before it ("the ABI report", "the
+ * coolest Harry Potter party"), or a preposition just before it ("fighting for LGBTQ rights"). */
+static Opened
+opened_by (const char *text, const char *w)
 {
   static const char *const determiners[] = { "the", "a", "an", "this", "that", "these", "those", "our", "my",
                                              "your", "his", "her", "their", NULL };
+  static const char *const prepositions[] = { "for", "of", "about", "on", "in", "with", "from", "at", "by", NULL };
   const char *p = w;
   for (guint back = 0; back < 2; back++) {
     while (p > text && p[-1] == ' ')
@@ -657,28 +660,35 @@ determined (const char *text, const char *w)
     while (p > text && g_ascii_isalpha (p[-1]))
       p--;
     if (p == e)
-      return FALSE;
+      return OPENED_NOT;
     g_autofree char *word = g_ascii_strdown (p, e - p);
     if (in_list (word, determiners))
-      return TRUE;
+      return OPENED_BY_DETERMINER;
+    if (back == 0 && in_list (word, prepositions))
+      return OPENED_BY_PREPOSITION;
   }
-  return FALSE;
+  return OPENED_NOT;
 }
 
-/* A name a determiner puts before a noun is a modifier: "the ABI report" is a report, "the MSVC row" a row, and
- * a turn that only says ABI is about another thing. The noun joins the required terms (and *end moves past it). */
+/* A name a determiner or a preposition puts before a noun is a modifier: "the ABI report" is a report, "the MSVC
+ * row" a row, "for LGBTQ rights" rights, and a turn that only says ABI is about another thing. The noun joins the
+ * required terms (and *end moves past it). After a preposition a time or a generic word is no such noun ("with
+ * Max yesterday"). */
 static gboolean
 modifier_noun (const char *text, const char *w, const char **end, GPtrArray *required)
 {
+  static const char *const times[] = { "yesterday", "tomorrow", "tonight", "lately", "recently", NULL };
   const char *p = *end;
-  if (p[0] != ' ' || !g_ascii_islower (p[1]) || !determined (text, w))
+  Opened opened = p[0] == ' ' && g_ascii_islower (p[1]) ? opened_by (text, w) : OPENED_NOT;
+  if (opened == OPENED_NOT)
     return FALSE;
   const char *e = p + 1;
   while (g_ascii_isalpha (*e))
     e++;
   g_autofree char *noun = g_strndup (p + 1, e - p - 1);
   g_autoptr (GPtrArray) terms = catchup_summary_terms (noun);
-  if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_')
+  if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_' ||
+      (opened == OPENED_BY_PREPOSITION && (in_list (noun, times) || in_stem_list (terms->pdata[0], generic_nouns))))
     return FALSE;
   g_ptr_array_add (required, g_strdup (terms->pdata[0]));
   *end = e;

@@ -1545,6 +1545,27 @@ test_reference_quote_not_caption (void)
   g_assert_false (has_context (s, "[shares"));
 }
 
+/* After a preposition a name before a noun is a modifier too ("fighting for LGBTQ rights" is about rights, not
+ * the group a memory turn names); before a time word it is the name itself ("with Max yesterday"). */
+static void
+test_reference_name_after_preposition (void)
+{
+  const Row group[] = {
+    { "p1", T0 - DAY, "caroline", "our group, Connected LGBTQ Activists, meets weekly to plan campaigns" },
+  };
+  const Row parade[] = {
+    { "w1", T0, "caroline", "so inspiring, it pushed me to keep fighting for LGBTQ rights with weekly campaigns" },
+    { "w2", T0 + MIN_, "melanie", "so inspiring" },
+  };
+  const Row dog[] = {
+    { "w1", T0, "john", "pets really lift our spirits, I sat with Max yesterday looking at those ten years of pics" },
+    { "w2", T0 + MIN_, "maria", "he looks so happy" },
+  };
+
+  g_assert_false (CITES (parade, group, "w1", "p1"));
+  g_assert_true (CITES (dog, pet_memory, "w1", "q2"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1592,5 +1613,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-addressed-yours", test_reference_addressed_yours);
   g_test_add_func ("/catchup/summary/reference-demonstrative-answer", test_reference_demonstrative_answer);
   g_test_add_func ("/catchup/summary/reference-quote-not-caption", test_reference_quote_not_caption);
+  g_test_add_func ("/catchup/summary/reference-name-after-preposition", test_reference_name_after_preposition);
   return g_test_run ();
 }
