@@ -259,7 +259,8 @@ struct _CatchupSummaryRefs {
   GPtrArray *terms;      /* GPtrArray of terms, per memory turn */
   GPtrArray *stated;     /* GPtrArray of the terms of its statements (stated_terms), per memory turn */
   GPtrArray *joined;     /* GPtrArray of its neighbouring terms joined ("fall back": "fallback"), per turn */
-  GPtrArray *pairs;      /* GHashTable of the keys of the word pairs its statements write, per memory turn */
+  GPtrArray *pairs;      /* GHashTable of the keys of the word pairs its statements write, per memory turn (only
+                          * when a line of the window opens with a pronoun: else empty) */
   GHashTable *pair_df;   /* pair key -> number of memory turns that write it */
   GHashTable *df;        /* term -> number of memory turns that have it: how well it picks out one of them */
   guint docs;
@@ -325,6 +326,19 @@ collect_expressions (CatchupSummaryRefs *r, GArray *cands)
   }
 }
 
+/* Whether a message opens with a personal pronoun as its subject ("They just sent me a generic rejection letter"):
+ * it stands for someone or something said before the message. ("It" is left out: mostly a dummy, "It's great".) */
+static gboolean
+opens_with_pronoun (const char *text)
+{
+  static const char *const pronouns[] = { "they", "she", "he", NULL };
+  gsize n = 0;
+  while (g_ascii_isalpha (text[n]))
+    n++;
+  g_autofree char *word = g_ascii_strdown (text, n);
+  return in_list (word, pronouns) && (text[n] == ' ' || text[n] == '\'');
+}
+
 /* The word pairs of a memory turn's statements, counted over the memory. */
 static void
 add_pairs (CatchupSummaryRefs *r, const char *text)
@@ -353,6 +367,10 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
   r->stated = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->pairs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
   r->pair_df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* the word pairs are for lines that open with a pronoun (resolve_phrase): cut only when the window has one */
+  gboolean pairs = FALSE;
+  for (guint i = 0; i < cands->len && !pairs; i++)
+    pairs = opens_with_pronoun (g_array_index (cands, CatchupCandidate, i).clean);
   r->df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->asks = g_ptr_array_new ();
@@ -372,7 +390,8 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
     count_terms (r, terms);
     g_ptr_array_add (r->terms, terms);
     g_ptr_array_add (r->stated, stated_terms (m->text));
-    add_pairs (r, m->text);
+    if (pairs)
+      add_pairs (r, m->text);
     r->docs++;
   }
   for (guint i = 0; i < cands->len; i++) {
@@ -1047,19 +1066,6 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
   g_autofree char *clean = catchup_summary_clean (last->text);
   g_autofree char *quote = catchup_summary_excerpt (clean, NULL, max_chars);
   return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
-}
-
-/* Whether a message opens with a personal pronoun as its subject ("They just sent me a generic rejection letter"):
- * it stands for someone or something said before the message. ("It" is left out: mostly a dummy, "It's great".) */
-static gboolean
-opens_with_pronoun (const char *text)
-{
-  static const char *const pronouns[] = { "they", "she", "he", NULL };
-  gsize n = 0;
-  while (g_ascii_isalpha (text[n]))
-    n++;
-  g_autofree char *word = g_ascii_strdown (text, n);
-  return in_list (word, pronouns) && (text[n] == ' ' || text[n] == '\'');
 }
 
 /* A line whose subject is a pronoun leans on what was said before; when it writes two words side by side that
