@@ -1566,6 +1566,27 @@ test_reference_name_after_preposition (void)
   g_assert_true (CITES (dog, pet_memory, "w1", "q2"));
 }
 
+/* A reference's quote starts at what was said about the referent, not at a greeting that matches as well. */
+static const Row brigade_memory[] = {
+  { "p1", T0 - DAY, "john", "Hey Maria, that's awesome! So I joined a brigade to protect my community." },
+};
+
+static const Row brigade_window[] = {
+  { "w1", T0, "john", "that's awesome, Maria. we all help protecting our community, a bond like in the military" },
+  { "w2", T0 + MIN_, "maria", "so true" },
+};
+
+static void
+test_reference_quote_not_greeting (void)
+{
+  g_autoptr (CatchupSummary) s =
+    summarize_rows (brigade_window, G_N_ELEMENTS (brigade_window), brigade_memory, G_N_ELEMENTS (brigade_memory),
+                    "w1", "our community", CATCHUP_LENGTH_DETAILED);
+
+  g_assert_true (has_context (s, "So I joined a brigade"));
+  g_assert_false (has_context (s, "Hey Maria"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1614,5 +1635,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-demonstrative-answer", test_reference_demonstrative_answer);
   g_test_add_func ("/catchup/summary/reference-quote-not-caption", test_reference_quote_not_caption);
   g_test_add_func ("/catchup/summary/reference-name-after-preposition", test_reference_name_after_preposition);
+  g_test_add_func ("/catchup/summary/reference-quote-not-greeting", test_reference_quote_not_greeting);
   return g_test_run ();
 }
