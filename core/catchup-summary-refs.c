@@ -962,6 +962,22 @@ points_at_exchange (const CatchupSummaryRefs *r, const CatchupCandidate *c, guin
   return last && strchr (last->text, '?');
 }
 
+/* The quote of memory turn i for a line: the part around the line's words it shares (wanted, or named). */
+static char *
+quote_of (const CatchupSummaryRefs *r, guint i, GHashTable *wanted, GPtrArray *named, guint max_chars)
+{
+  const CatchupMessage *turn = r->mem->turns->pdata[i];
+  g_autoptr (GHashTable) focus = catchup_summary_term_set (r->terms->pdata[i]);
+  GHashTableIter it;
+  gpointer term;
+  g_hash_table_iter_init (&it, focus);
+  while (g_hash_table_iter_next (&it, &term, NULL))
+    if (!g_hash_table_contains (wanted, term) && !in_terms (named, term))
+      g_hash_table_iter_remove (&it);
+  g_autofree char *clean = catchup_summary_clean (turn->text);
+  return catchup_summary_excerpt (clean, focus, max_chars);
+}
+
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
               GHashTable *wanted, guint max_chars)
@@ -984,15 +1000,7 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
     if (best < 0)
       continue;
     CatchupMessage *turn = mem->turns->pdata[best];
-    g_autoptr (GHashTable) focus = catchup_summary_term_set (refs->terms->pdata[best]);
-    GHashTableIter it;
-    gpointer term;
-    g_hash_table_iter_init (&it, focus);
-    while (g_hash_table_iter_next (&it, &term, NULL))
-      if (!g_hash_table_contains (wanted, term) && !in_terms (a->required, term))
-        g_hash_table_iter_remove (&it);
-    g_autofree char *clean = catchup_summary_clean (turn->text);
-    g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+    g_autofree char *quote = quote_of (refs, (guint) best, wanted, a->required, max_chars);
     return catchup_summary_item_new (a->label, turn->id, turn->speaker, turn->ts, quote);
   }
   return NULL;
@@ -1283,15 +1291,7 @@ resolve_yours (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max
                    !same_subject (r->terms->pdata[best], r->terms->pdata[second])))
     return NULL;
   const CatchupMessage *turn = r->mem->turns->pdata[best];
-  g_autoptr (GHashTable) focus = catchup_summary_term_set (r->terms->pdata[best]);
-  GHashTableIter it;
-  gpointer term;
-  g_hash_table_iter_init (&it, focus);
-  while (g_hash_table_iter_next (&it, &term, NULL))
-    if (!g_hash_table_contains (wanted, term))
-      g_hash_table_iter_remove (&it);
-  g_autofree char *clean = catchup_summary_clean (turn->text);
-  g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+  g_autofree char *quote = quote_of (r, (guint) best, wanted, NULL, max_chars);
   return catchup_summary_item_new (label, turn->id, turn->speaker, turn->ts, quote);
 }
 
