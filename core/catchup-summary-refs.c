@@ -510,6 +510,7 @@ typedef struct {
   Owner owner;
   char *setting;         /* "on the court": the place phrase a one-word expression stands in, or NULL */
   guint name_terms;      /* a name used as a modifier ("the ABI report"): how many of required are the name */
+  char *caps;            /* a name written in capitals ("VS", "CI"), which a turn must write so too ("vs"), or NULL */
 } Anchor;
 
 static void
@@ -517,6 +518,7 @@ anchor_clear (Anchor *a)
 {
   g_free (a->label);
   g_free (a->setting);
+  g_free (a->caps);
   g_clear_pointer (&a->required, g_ptr_array_unref);
 }
 
@@ -632,6 +634,19 @@ expression_anchor (const char *folded_expr, const char *folded_line, GHashTable 
   return TRUE;
 }
 
+/* Units, written like names: "a few GB" names no thing to look up. */
+static const char *const units[] = { "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "UTC", "GMT", NULL };
+
+/* Whether the word that ends at end is a number ("200 MiB", "14:00 UTC": what follows is a unit, no name). */
+static gboolean
+after_number (const char *text, const char *end)
+{
+  const char *p = end;
+  while (p > text && (g_ascii_isdigit (p[-1]) || strchr (".,:", p[-1])))
+    p--;
+  return p < end && g_ascii_isdigit (end[-1]) && (p == text || p[-1] == ' ');
+}
+
 /* A name or a technical token ("Max", "MSVC", "rc2", "#1473"): capitalised inside a sentence, or with a digit;
  * never a person of the room, whom a line addresses rather than refers to. */
 static gboolean
@@ -658,7 +673,23 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   const char *p = w;
   while (p > text && p[-1] == ' ')
     p--;
-  return p > text && !strchr (".!?:;\"([\n", p[-1]);
+  return p > text && !strchr (".!?:;\"([\n", p[-1]) && !after_number (text, p) && !in_list (word, units);
+}
+
+/* Whether the word before after is a verb by what follows it: an object or a determiner ("the UK gave me loads
+ * of ideas", "the MSVC row gets the new minimum" has "gets the" after "row"). */
+static gboolean
+takes_object (const char *after)
+{
+  static const char *const objects[] = { "me", "you", "him", "her", "us", "them", "it", "the", "a", "an", "my",
+                                         "your", "our", "their", "his", "this", "that", "these", "those", NULL };
+  if (*after != ' ')
+    return FALSE;
+  const char *w = after + 1, *e = w;
+  while (g_ascii_isalpha (*e))
+    e++;
+  g_autofree char *word = g_ascii_strdown (w, e - w);
+  return in_list (word, objects);
 }
 
 typedef enum { OPENED_NOT, OPENED_BY_DETERMINER, OPENED_BY_PREPOSITION } Opened;
@@ -707,6 +738,7 @@ modifier_noun (const char *text, const char *w, const char **end, GPtrArray *req
   g_autofree char *noun = g_strndup (p + 1, e - p - 1);
   g_autoptr (GPtrArray) terms = catchup_summary_terms (noun);
   if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_' ||
+      takes_object (e) ||
       (opened == OPENED_BY_PREPOSITION && (in_list (noun, times) || in_stem_list (terms->pdata[0], generic_nouns))))
     return FALSE;
   g_ptr_array_add (required, g_strdup (terms->pdata[0]));
@@ -785,7 +817,12 @@ name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, 
     }
     const char *end = p;
     guint name_terms = modifier_noun (text, w, &end, required) ? required->len - 1 : 0;
-    Anchor a = { g_strndup (w, end - w), required, OWNER_ANY, NULL, name_terms };
+    const char *first_end = w;
+    while (g_ascii_isalnum (*first_end) || *first_end == '_')
+      first_end++;
+    g_autofree char *first = g_strndup (w, first_end - w);
+    Anchor a = { g_strndup (w, end - w), required, OWNER_ANY, NULL, name_terms,
+                 all_caps (first, first + strlen (first)) ? g_strdup (first) : NULL };
     g_array_append_val (anchors, a);
   }
 }
@@ -863,6 +900,26 @@ owner_says_own (const Anchor *a, const char *folded_turn)
   return !catchup_text_has_folded_phrase (folded_turn, yours) || catchup_text_has_folded_phrase (folded_turn, mine);
 }
 
+/* Whether the turn has the name of a compound anchor and its noun right after it or a word later ("the OTA
+ * suite" is "our OTA test suite"). */
+static gboolean
+has_compound (GPtrArray *turn_terms, const Anchor *a)
+{
+  const char *noun = a->required->pdata[a->required->len - 1];
+  for (guint i = 0; i + a->name_terms < turn_terms->len; i++) {
+    guint k = 0;
+    while (k < a->name_terms && g_str_equal (turn_terms->pdata[i + k], a->required->pdata[k]))
+      k++;
+    if (k < a->name_terms)
+      continue;
+    guint at = i + k;
+    if (g_str_equal (turn_terms->pdata[at], noun) ||
+        (at + 1 < turn_terms->len && g_str_equal (turn_terms->pdata[at + 1], noun)))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* A turn that names only the modifier of "the MSVC row" is about the row when it names two more of the line's
  * names besides: "the MSVC row gets the new minimum, the gcc/clang rows stay" and "MSVC floor is VS 2022 17.5 …
  * GCC and Clang floors unchanged" are about the same table. */
@@ -883,6 +940,17 @@ names_modifier (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c,
   return g_hash_table_size (shared) >= 2;
 }
 
+/* Whether text has word as written, on word boundaries. */
+static gboolean
+writes_word (const char *text, const char *word)
+{
+  gsize n = strlen (word);
+  for (const char *p = text ? strstr (text, word) : NULL; p; p = strstr (p + 1, word))
+    if ((p == text || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[n]))
+      return TRUE;
+  return FALSE;
+}
+
 /* Whether a memory turn can be about the anchor's referent at all: it states its name, is by its owner, is no
  * other instance of the same kind and does not use it as the same setting. */
 static gboolean
@@ -890,7 +958,8 @@ about_anchor (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, c
               GHashTable *line_names)
 {
   const CatchupMessage *t = r->mem->turns->pdata[i];
-  gboolean named = has_all (r->stated->pdata[i], a->required) ||
+  gboolean named = (a->name_terms > 0 ? has_compound (r->stated->pdata[i], a)
+                                      : has_all (r->stated->pdata[i], a->required)) ||
                    (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0])) ||
                    (a->name_terms > 0 && names_modifier (r, i, c, a));
   if (!t->id || t->ts > c->msg->ts || !named || !owner_fits (a->owner, t, c->msg))
@@ -898,6 +967,7 @@ about_anchor (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, c
   g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);
   g_autoptr (GHashTable) turn_names = names_of (r, t->text);
   return owner_says_own (a, folded) && !other_instance (line_names, turn_names) &&
+         (!a->caps || writes_word (t->text, a->caps)) &&
          !(a->setting && catchup_text_has_folded_phrase (folded, a->setting));
 }
 

@@ -1587,6 +1587,48 @@ test_reference_quote_not_greeting (void)
   g_assert_false (has_context (s, "Hey Maria"));
 }
 
+/* What is no compound and what is no name: a noun taking an object is a verb ("the UK gave me loads of ideas"
+ * names the UK); a compound's noun may come a word later in the turn ("our OTA test suite" is "the OTA suite"); a
+ * unit after a number ("200 MiB") and a name in capitals that a turn writes in lower case ("VS" and "vs") name
+ * nothing the turn is about. */
+static void
+test_reference_name_shapes (void)
+{
+  const Row castles[] = {
+    { "p1", T0 - DAY, "tim", "I read this awesome book about castles in the UK, it blew me away" },
+  };
+  const Row ideas[] = {
+    { "w1", T0, "tim", "for example, reading about castles in the UK gave me loads of ideas" },
+    { "w2", T0 + MIN_, "john", "cool" },
+  };
+  const Row suite[] = {
+    { "p1", T0 - DAY, "ravi_k", "tried main on our x86 build host: builds, our OTA test suite passes with real firmware" },
+  };
+  const Row images[] = {
+    { "w1", T0, "ravi_k", "with the OTA suite, real firmware images pass on rc1 too" },
+    { "w2", T0 + MIN_, "pbaird", "nice" },
+  };
+  const Row sizes[] = {
+    { "p1", T0 - DAY, "tkovac", "3.0 gets a default max record size of 64 MiB, overridable per context" },
+  };
+  const Row firmware[] = {
+    { "w1", T0, "ravi_k", "our biggest firmware records are a bit under 200 MiB, overridable or not" },
+    { "w2", T0 + MIN_, "pbaird", "ok" },
+  };
+  const Row versus[] = {
+    { "p1", T0 - DAY, "dfarrow", "decode throughput: foo_reader_next() vs foo_parse_ex() on a hard build floor" },
+  };
+  const Row floor[] = {
+    { "w1", T0, "gsteen", "the compiler floor is a problem: tried rc1 with VS 2019 16.11, the build is hard to get" },
+    { "w2", T0 + MIN_, "mira", "hm" },
+  };
+
+  g_assert_true (CITES (ideas, castles, "w1", "p1"));
+  g_assert_true (CITES (images, suite, "w1", "p1"));
+  g_assert_false (CITES (firmware, sizes, "w1", "p1"));
+  g_assert_false (CITES (floor, versus, "w1", "p1"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1636,5 +1678,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-quote-not-caption", test_reference_quote_not_caption);
   g_test_add_func ("/catchup/summary/reference-name-after-preposition", test_reference_name_after_preposition);
   g_test_add_func ("/catchup/summary/reference-quote-not-greeting", test_reference_quote_not_greeting);
+  g_test_add_func ("/catchup/summary/reference-name-shapes", test_reference_name_shapes);
   return g_test_run ();
 }
