@@ -1276,19 +1276,52 @@ static const RefCase ref_cases[] = {
     FALSE },
 };
 
-static void
-test_reference_cases (void)
+/* Whether the line about id in the summary of rows (memory past, nothing flagged) has a reference to turn. */
+static gboolean
+cites (const Row *rows, guint n, const Row *past, guint n_past, const char *id, const char *turn)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (ref_cases); i++) {
-    const RefCase *rc = &ref_cases[i];
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, NULL, NULL, CATCHUP_LENGTH_DETAILED);
+  GPtrArray *context = context_of (s, id);
+  for (guint i = 0; context && i < context->len; i++)
+    if (g_strcmp0 (((const CatchupSummaryItem *) context->pdata[i])->id, turn) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+#define CITES(rows, past, id, turn) cites (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), id, turn)
+
+/* A copy of rows (size bytes) with the text of row k changed: the same exchange with one message told otherwise. */
+static void
+with_text (Row *out, const Row *rows, gsize size, guint k, const char *text)
+{
+  memcpy (out, rows, size);
+  out[k].text = text;
+}
+
+/* Each case: a memory of its one turn, a window of its line and a reply; with an expression flagged in the line,
+ * whether it gets a reference line, else whether the line cites the turn. */
+static void
+run_ref_cases (const RefCase *cases, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    const RefCase *rc = &cases[i];
     const Row past[] = { { "p1", T0 - DAY, rc->past_speaker, rc->past_text } };
     const Row rows[] = {
       { "w1", T0, rc->speaker, rc->text },
       { "w2", T0 + MIN_, rc->past_speaker, "I see" },
     };
     g_test_message ("case %u: %s", i, rc->text);
-    g_assert_cmpint (REF_SHOWN (rows, past, "w1", rc->expr), ==, rc->shown);
+    if (rc->expr)
+      g_assert_cmpint (REF_SHOWN (rows, past, "w1", rc->expr), ==, rc->shown);
+    else
+      g_assert_cmpint (CITES (rows, past, "w1", "p1"), ==, rc->shown);
   }
+}
+
+static void
+test_reference_cases (void)
+{
+  run_ref_cases (ref_cases, G_N_ELEMENTS (ref_cases));
 }
 
 /* A short reference is put into the line after its expression, in the text and for the plugin; a long one
@@ -1367,28 +1400,6 @@ test_reference_lead_in_reply (void)
   context = context_of (t, "w1");
   for (guint i = 0; context && i < context->len; i++)
     g_assert_cmpstr (((const CatchupSummaryItem *) context->pdata[i])->id, !=, "p2");
-}
-
-/* Whether the line about id in the summary of rows (memory past, nothing flagged) has a reference to turn. */
-static gboolean
-cites (const Row *rows, guint n, const Row *past, guint n_past, const char *id, const char *turn)
-{
-  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, NULL, NULL, CATCHUP_LENGTH_DETAILED);
-  GPtrArray *context = context_of (s, id);
-  for (guint i = 0; context && i < context->len; i++)
-    if (g_strcmp0 (((const CatchupSummaryItem *) context->pdata[i])->id, turn) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-#define CITES(rows, past, id, turn) cites (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), id, turn)
-
-/* A copy of rows (size bytes) with the text of row k changed: the same exchange with one message told otherwise. */
-static void
-with_text (Row *out, const Row *rows, gsize size, guint k, const char *text)
-{
-  memcpy (out, rows, size);
-  out[k].text = text;
 }
 
 /* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
@@ -1590,43 +1601,22 @@ test_reference_quote_not_greeting (void)
 /* What is no compound and what is no name: a noun taking an object is a verb ("the UK gave me loads of ideas"
  * names the UK); a compound's noun may come a word later in the turn ("our OTA test suite" is "the OTA suite"); a
  * unit after a number ("200 MiB") and a name in capitals that a turn writes in lower case ("VS" and "vs") name
- * nothing the turn is about. */
+ * nothing the turn is about. One memory turn, one window line (and a reply): whether the line cites the turn. */
+static const RefCase name_cases[] = {
+  { "tim", "I read this awesome book about castles in the UK, it blew me away",
+    "tim", "for example, reading about castles in the UK gave me loads of ideas", NULL, TRUE },
+  { "ravi_k", "tried main on our x86 build host: builds, our OTA test suite passes with real firmware",
+    "ravi_k", "with the OTA suite, real firmware images pass on rc1 too", NULL, TRUE },
+  { "tkovac", "3.0 gets a default max record size of 64 MiB, overridable per context",
+    "ravi_k", "our biggest firmware records are a bit under 200 MiB, overridable or not", NULL, FALSE },
+  { "dfarrow", "decode throughput: foo_reader_next() vs foo_parse_ex() on a hard build floor",
+    "gsteen", "the compiler floor is a problem: tried rc1 with VS 2019 16.11, the build is hard to get", NULL, FALSE },
+};
+
 static void
 test_reference_name_shapes (void)
 {
-  const Row castles[] = {
-    { "p1", T0 - DAY, "tim", "I read this awesome book about castles in the UK, it blew me away" },
-  };
-  const Row ideas[] = {
-    { "w1", T0, "tim", "for example, reading about castles in the UK gave me loads of ideas" },
-    { "w2", T0 + MIN_, "john", "cool" },
-  };
-  const Row suite[] = {
-    { "p1", T0 - DAY, "ravi_k", "tried main on our x86 build host: builds, our OTA test suite passes with real firmware" },
-  };
-  const Row images[] = {
-    { "w1", T0, "ravi_k", "with the OTA suite, real firmware images pass on rc1 too" },
-    { "w2", T0 + MIN_, "pbaird", "nice" },
-  };
-  const Row sizes[] = {
-    { "p1", T0 - DAY, "tkovac", "3.0 gets a default max record size of 64 MiB, overridable per context" },
-  };
-  const Row firmware[] = {
-    { "w1", T0, "ravi_k", "our biggest firmware records are a bit under 200 MiB, overridable or not" },
-    { "w2", T0 + MIN_, "pbaird", "ok" },
-  };
-  const Row versus[] = {
-    { "p1", T0 - DAY, "dfarrow", "decode throughput: foo_reader_next() vs foo_parse_ex() on a hard build floor" },
-  };
-  const Row floor[] = {
-    { "w1", T0, "gsteen", "the compiler floor is a problem: tried rc1 with VS 2019 16.11, the build is hard to get" },
-    { "w2", T0 + MIN_, "mira", "hm" },
-  };
-
-  g_assert_true (CITES (ideas, castles, "w1", "p1"));
-  g_assert_true (CITES (images, suite, "w1", "p1"));
-  g_assert_false (CITES (firmware, sizes, "w1", "p1"));
-  g_assert_false (CITES (floor, versus, "w1", "p1"));
+  run_ref_cases (name_cases, G_N_ELEMENTS (name_cases));
 }
 
 int
