@@ -1146,6 +1146,20 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
   return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
 }
 
+/* Whether two words read as a noun and the noun it qualifies ("rejection letter"), not a verb phrase or a
+ * formula ("taking care", "super peaceful"): neither ends as a verb form or an adverb does. */
+static gboolean
+noun_pair (const char *label)
+{
+  static const char *const endings[] = { "ing", "ed", "ly", NULL };
+  g_auto (GStrv) words = g_strsplit (label, " ", 2);
+  for (guint w = 0; words[w]; w++)
+    for (guint i = 0; endings[i]; i++)
+      if (g_str_has_suffix (words[w], endings[i]))
+        return FALSE;
+  return TRUE;
+}
+
 /* A line whose subject is a pronoun leans on what was said before; when it writes two words side by side that
  * are new in the window ("rejection letter") and exactly one memory turn states them side by side too, that turn
  * is the thing it tells more about, and the pair is what the line calls it. (One shared word is too weak.) */
@@ -1158,7 +1172,8 @@ resolve_phrase (const CatchupCandidate *c, const CatchupSummaryRefs *r, GHashTab
   for (guint i = 0; i < pairs->len; i++) {
     const Pair *pair = &g_array_index (pairs, Pair, i);
     g_auto (GStrv) terms = g_strsplit (pair->key, " ", 2);
-    if (!g_hash_table_contains (wanted, terms[0]) || !g_hash_table_contains (wanted, terms[1]) ||
+    if (!noun_pair (pair->label) || !g_hash_table_contains (wanted, terms[0]) ||
+        !g_hash_table_contains (wanted, terms[1]) ||
         in_stem_list (terms[0], generic_nouns) || in_stem_list (terms[1], generic_nouns) ||
         GPOINTER_TO_UINT (g_hash_table_lookup (r->pair_df, pair->key)) != 1)
       continue;

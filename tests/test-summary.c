@@ -1619,6 +1619,21 @@ test_reference_name_shapes (void)
   run_ref_cases (name_cases, G_N_ELEMENTS (name_cases));
 }
 
+/* A pronoun's pair must read as a noun compound: "taking care" is a verb phrase that a farewell ("take care!")
+ * shares by chance. */
+static const RefCase phrase_cases[] = {
+  { "joanna", "after finishing my screenplay I got a rejection letter from a major company",
+    "joanna", "They just sent me a generic rejection letter without much feedback.", NULL, TRUE },
+  { "joanna", "Later, take care!",
+    "joanna", "They look so peaceful with their shells! Is taking care of them tough?", NULL, FALSE },
+};
+
+static void
+test_reference_pronoun_noun_pair (void)
+{
+  run_ref_cases (phrase_cases, G_N_ELEMENTS (phrase_cases));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1669,5 +1684,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-name-after-preposition", test_reference_name_after_preposition);
   g_test_add_func ("/catchup/summary/reference-quote-not-greeting", test_reference_quote_not_greeting);
   g_test_add_func ("/catchup/summary/reference-name-shapes", test_reference_name_shapes);
+  g_test_add_func ("/catchup/summary/reference-pronoun-noun-pair", test_reference_pronoun_noun_pair);
   return g_test_run ();
 }
