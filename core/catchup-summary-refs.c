@@ -608,20 +608,32 @@ setting_phrase (const char *folded_expr, const char *folded_line)
   return NULL;
 }
 
+/* Whether a word is a verb form that a noun phrase runs into: "paying", "paid", "mean". */
+static gboolean
+verb_form (const char *word)
+{
+  static const char *const verbs[] = { "paid", "meant", "made", "kept", "felt", "got", "mean", "means", "matter",
+                                       "matters", "pays", "helps", NULL };
+  return g_str_has_suffix (word, "ing") || g_str_has_suffix (word, "ed") || in_list (word, verbs);
+}
+
 /* A detector expression that names something: "the petition", "the max record size". */
 static gboolean
 expression_anchor (const char *folded_expr, const char *folded_line, GHashTable *wanted, Anchor *out)
 {
-  GPtrArray *naming = before_verb (folded_expr) || cut_phrase (folded_expr, folded_line) ? NULL
-                                                                                          : naming_terms (folded_expr);
+  /* one word without a determiner ("still", "again") is no noun phrase; a name the line writes is looked up as
+   * a name (name_anchors) */
+  GPtrArray *naming = !strchr (folded_expr, ' ') || before_verb (folded_expr) || cut_phrase (folded_expr, folded_line)
+                        ? NULL
+                        : naming_terms (folded_expr);
   /* the window already said what it is: it resolves the reference itself */
   if (!naming || !g_hash_table_contains (wanted, naming->pdata[naming->len - 1])) {
     g_clear_pointer (&naming, g_ptr_array_unref);
     return FALSE;
   }
-  /* "my hard work paying" runs into a verb */
+  /* "my hard work paying", "your hard work paid", "your kind words mean" run into a verb */
   g_autofree char *tail = g_strdup (strrchr (folded_expr, ' ') ? strrchr (folded_expr, ' ') + 1 : "");
-  if (naming->len >= 2 && g_str_has_suffix (tail, "ing")) {
+  if (naming->len >= 2 && verb_form (tail)) {
     g_clear_pointer (&naming, g_ptr_array_unref);
     g_autofree char *cut = g_strndup (folded_expr, strlen (folded_expr) - strlen (tail) - 1);
     return expression_anchor (cut, folded_line, wanted, out);
