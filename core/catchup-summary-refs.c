@@ -646,8 +646,23 @@ expression_anchor (const char *folded_expr, const char *folded_line, GHashTable 
   return TRUE;
 }
 
-/* Units, written like names: "a few GB" names no thing to look up. */
-static const char *const units[] = { "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "UTC", "GMT", NULL };
+/* Units and the words of a date, written like names: "a few GB", "Tue Mar 10" name no thing to look up. */
+static const char *const units[] = {
+  "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "UTC", "GMT", "Mon", "Tue", "Tues", "Wed", "Thu", "Thur",
+  "Thurs", "Fri", "Sat", "Sun", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Jan",
+  "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec", "January", "February", "March",
+  "April", "May", "June", "July", "August", "September", "October", "November", "December", NULL,
+};
+
+/* A number with a unit or an ordinal written on ("60s", "2x", "3rd"): a quantity, no name. */
+static gboolean
+quantity (const char *word)
+{
+  const char *p = word;
+  while (g_ascii_isdigit (*p) || *p == '.')
+    p++;
+  return p > word && strlen (p) <= 3;
+}
 
 /* Whether the word that ends at end is a number ("200 MiB", "14:00 UTC": what follows is a unit, no name). */
 static gboolean
@@ -670,7 +685,7 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
     alpha |= g_ascii_isalpha (*p);
   }
   if (digit && alpha)
-    return TRUE;
+    return !quantity (word);
   /* "Version: 3.0.0-rc1" is a field's label */
   if (!g_unichar_isupper (g_utf8_get_char (word)) || g_str_equal (word, "I") || w[strlen (word)] == ':')
     return FALSE;
@@ -822,7 +837,7 @@ name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, 
         e = g_utf8_next_char (e);
       g_autofree char *more = g_strndup (p + 1, e - p - 1);
       g_autoptr (GPtrArray) more_terms = catchup_summary_terms (more);
-      if (more_terms->len != 1)
+      if (more_terms->len != 1 || in_list (more, units))
         break;
       g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
       p = e;
@@ -883,20 +898,33 @@ names_of (const CatchupSummaryRefs *r, const char *raw)
   return names;
 }
 
+static gboolean
+shares_name (GHashTable *line_names, GHashTable *turn_names)
+{
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init (&it, line_names);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    if (g_hash_table_contains (turn_names, name))
+      return TRUE;
+  return FALSE;
+}
+
 /* "One of the residents at the shelter, Cindy" is not the resident Laura of a memory turn: when both name people
  * or places and share none, they are about different ones of the same kind. */
 static gboolean
 other_instance (GHashTable *line_names, GHashTable *turn_names)
 {
-  GHashTableIter it;
-  gpointer name;
-  if (g_hash_table_size (line_names) == 0 || g_hash_table_size (turn_names) == 0)
-    return FALSE;
-  g_hash_table_iter_init (&it, line_names);
-  while (g_hash_table_iter_next (&it, &name, NULL))
-    if (g_hash_table_contains (turn_names, name))
-      return FALSE;
-  return TRUE;
+  return g_hash_table_size (line_names) > 0 && g_hash_table_size (turn_names) > 0 &&
+         !shares_name (line_names, turn_names);
+}
+
+/* "his story", "her dog": a third person's, who is named in the line when it names one ("someone named David.
+ * Hearing his story …"); a turn about them names them too. */
+static gboolean
+third_person (const char *label)
+{
+  return g_str_has_prefix (label, "his ") || g_str_has_prefix (label, "her ") || g_str_has_prefix (label, "their ");
 }
 
 /* Whether the turn is by the owner of "my X"/"your X" and calls it so: its speaker writing "your X" means the
@@ -974,12 +1002,14 @@ about_anchor (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, c
                                       : has_all (r->stated->pdata[i], a->required)) ||
                    (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0])) ||
                    (a->name_terms > 0 && names_modifier (r, i, c, a));
-  if (!t->id || t->ts > c->msg->ts || !named || !owner_fits (a->owner, t, c->msg))
+  /* "his story" of someone the line names is theirs, whoever of the room told it */
+  gboolean named_owner = third_person (a->label) && g_hash_table_size (line_names) > 0;
+  if (!t->id || t->ts > c->msg->ts || !named || !(named_owner || owner_fits (a->owner, t, c->msg)))
     return FALSE;
   g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);
   g_autoptr (GHashTable) turn_names = names_of (r, t->text);
   return owner_says_own (a, folded) && !other_instance (line_names, turn_names) &&
-         (!a->caps || writes_word (t->text, a->caps)) &&
+         !(named_owner && !shares_name (line_names, turn_names)) && (!a->caps || writes_word (t->text, a->caps)) &&
          !(a->setting && catchup_text_has_folded_phrase (folded, a->setting));
 }
 

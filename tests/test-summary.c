@@ -1619,6 +1619,18 @@ static const RefCase name_cases[] = {
     "ravi_k", "our biggest firmware records are a bit under 200 MiB, overridable or not", NULL, FALSE },
   { "dfarrow", "decode throughput: foo_reader_next() vs foo_parse_ex() on a hard build floor",
     "gsteen", "the compiler floor is a problem: tried rc1 with VS 2019 16.11, the build is hard to get", NULL, FALSE },
+  /* a date or a quantity names nothing: "Tue Mar 10", "timeout after 60s" */
+  { "gsteen", "the vote closes Thu Mar 5 17:00 UTC, distros list and embargo dates pending",
+    "tkovac", "the date I'm proposing to the distros list: Tue Mar 10, embargo pending their acks", NULL, FALSE },
+  { "foobot", "nightly: FAILED on qemu (test_stream_chunked: timeout after 60s)",
+    "foobot", "#1432: FAILED on qemu (test_stream_chunked: timeout after 60s), 20/21 passed", NULL, FALSE },
+  /* "his story" is the story of the person the line names, not another turn's stories */
+  { "john", "everyone at a shelter has their own inspiring story of hardship and hope",
+    "maria", "I met someone named David at a shelter. Hearing his story of hardship was humbling", "his story",
+    FALSE },
+  { "maria", "last week David from a shelter told me his story of hardship and hope",
+    "maria", "I met someone named David at a shelter. Hearing his story of hardship was humbling", "his story",
+    TRUE },
 };
 
 static void
