@@ -29,7 +29,8 @@
 /* Nouns that name nothing a reader could look up: "the way", "the best", "your support". */
 static const char *const generic_nouns[] = {
   "way", "support", "time", "day", "moment", "end", "world", "future", "past", "rest", "lot", "thing", "things",
-  "stuff", "fun", "idea", "point", "part", "week", "weekend", "year", "today", "life", "people", "best", "same",
+  "stuff", "fun", "idea", "point", "part", "week", "weekend", "year", "today", "tomorrow", "yesterday", "tonight",
+  "life", "people", "best", "same",
   "kind", "sort", "bit", "chance", "help", "love", "luck", "side", "place", "matter", "question", "answer",
   "feeling", "feelings", "experience", "words", "heart", "mind", "one", "ones", "other", "others", "first",
   "last", "next", "whole", "beginning", "morning", "evening", "night", "news", "plan", "plans", "work", "job",
