@@ -38,7 +38,11 @@ static const char *const generic_nouns[] = {
   "pics", "photo", "photos", "picture", "pictures", "shot", "video", "friend", "friends", "buddy", "buddies",
   "guy", "guys", "folks", "everyone", "kid", "kids", "family", "favorite", "favourite", "recommendation",
   "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", "goal", "goals", "writing", "character", "characters",
-  "sound", "screen", "need", "needs", "limit", "limits", NULL,
+  "sound", "screen", "need", "needs", "limit", "limits",
+  /* feelings and qualities: "the courage", "the stress", "our mental health" name no thing a turn could explain */
+  "courage", "strength", "thrill", "stress", "health", "escape", "passion", "joy", "happiness", "pride", "hope",
+  "peace", "confidence", "motivation", "inspiration", "progress", "balance", "growth", "creativity", "kindness",
+  "positivity", "patience", "resilience", "freedom", NULL,
 };
 
 /* The stems of a constant word list's one-term words, made once per list for the program's life: the lists are

@@ -1282,6 +1282,9 @@ static const RefCase ref_cases[] = {
     "nate", "not surprised at all that your hard work paid off with the script", "your hard work paid", FALSE },
   { "caroline", "Your kind words mean a lot, the pottery class was lovely.",
     "melanie", "Thanks! Your kind words mean a lot. Pottery class is lovely", "your kind words mean", FALSE },
+  /* a feeling or quality names no thing a turn could explain: "the courage" */
+  { "melanie", "keep on inspiring people at the mural with your strength and courage",
+    "caroline", "the mural reflects the courage of the trans community, people keep inspiring", "the courage", FALSE },
   /* a day names no thing: "make that tomorrow" */
   { "tkovac", "tomorrow the abidiff report and probably cutting the release branch",
     "pbaird", "abidiff report on rc1 is queued... make that tomorrow, the cache is gone", "that tomorrow", FALSE },
