@@ -123,7 +123,8 @@ static const char *const pep[] = {
   "keep going", "keep it up", "keep pushing", "keep on going", "keep at it", "never quit", "don't quit",
   "give up", "right attitude", "believe in yourself", "proud of you", "thanks for the support",
   "appreciate your help", "appreciate the support", "your support", "means a lot", "mean a lot", "rock on",
-  "you got this", "you can do it", "keep up the", "on this journey", "on this trip together", NULL,
+  "you got this", "you can do it", "keep up the", "on this journey", "on this trip together", "here for you",
+  "every step of the way", "bring me down", "thanks for your support", "kind words", NULL,
 };
 /* Short answers: nothing on their own, but the answer to a question or request. */
 static const char *const answers[] = {
@@ -295,6 +296,40 @@ static const char *const small_talk[] = {
   "any news", "new things", "what's happening", "up with you", "what do you think", NULL,
 };
 
+/* "Could you show me a picture of it?": a chat's way of staying on a subject, not a request a reader must act on. */
+static const char *const photo_requests[] = {
+  "show me a picture", "show me a pic", "show me a photo", "send me a pic", "send me a photo", "share a pic",
+  "share a photo", "see a picture", "see a pic", "see a photo", "any pics", "any photos", "any pictures", NULL,
+};
+
+/* A question that only asks the other to agree with a statement: "… since my first tournament, hasn't it?". */
+static const char *const tag_questions[] = {
+  "isn't it?", "hasn't it?", "wasn't it?", "didn't it?", "doesn't it?", "aren't they?", "don't you think?",
+  "right?", "you know?", "isn't that?", NULL,
+};
+
+static gboolean
+only_tag_questions (const char *asked)
+{
+  guint questions = 0, tags = 0;
+  for (const char *start = asked;;) {
+    while (*start == ' ')
+      start++;
+    const char *end = sentence_end (start);
+    if (!*end)
+      break;
+    g_autofree char *sentence = g_strndup (start, end + 1 - start);
+    questions++;
+    for (guint i = 0; tag_questions[i]; i++)
+      if (g_str_has_suffix (sentence, tag_questions[i])) {
+        tags++;
+        break;
+      }
+    start = end + 1;
+  }
+  return questions > 0 && tags == questions;
+}
+
 /* Whether a message asks in earnest. Personal news that ends in a small-talk question ("my son got into an
  * accident … What's been up with you?") is news: its question asks for nothing a reader needs. */
 static gboolean
@@ -305,6 +340,8 @@ asks_in_earnest (const char *clean, const char *folded)
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (folded, stated, asked);
+  if (only_tag_questions (asked->str))
+    return FALSE;
   return count_terms (asked->str) > 3 || !catchup_summary_has_any (asked->str, small_talk) ||
          !catchup_summary_has_any (stated->str, first_person) || count_terms (stated->str) < 4;
 }
@@ -328,6 +365,25 @@ is_pep (const char *folded)
   return left < 4;
 }
 
+/* "it's only ever going to fail from now on" foretells, it decides nothing: "from now on" decides only in a
+ * sentence that says what people will do. */
+static gboolean
+foretells (const char *folded, const char *cue)
+{
+  static const char *const forecasts[] = { "going to", "it's", "it will", "it'll", "gonna", NULL };
+  if (!g_str_equal (cue, "from now on"))
+    return FALSE;
+  for (const char *start = folded;;) {
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
+    if (catchup_text_has_folded_phrase (sentence, cue) && catchup_summary_has_any (sentence, forecasts))
+      return TRUE;
+    if (!*end)
+      return FALSE;
+    start = end + 1;
+  }
+}
+
 /* The cue class of a message, FALSE when none matches. */
 static gboolean
 cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
@@ -335,7 +391,8 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
   *hits = 0;
   for (guint c = 0; c < G_N_ELEMENTS (cue_classes); c++)
     for (guint i = 0; cue_classes[c].cues[i]; i++) {
-      if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]))
+      if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]) ||
+          foretells (folded, cue_classes[c].cues[i]))
         continue;
       if ((*hits)++ == 0) {
         *worth = cue_classes[c].worth;
@@ -379,6 +436,9 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (said, stated, asked);
+  /* "… since my first tournament, hasn't it?" states */
+  if (only_tag_questions (asked->str))
+    g_string_append (stated, asked->str);
   if (cue_class (said, worth, &score, &hits)) {
     CatchupWorth stated_worth;
     double stated_score;
@@ -399,6 +459,8 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
   }
   if (score == 0)
     return 0;
+  if (*worth == CATCHUP_WORTH_REQUEST && catchup_summary_has_any (asked->str, photo_requests))
+    score *= 0.35;
   if (reaction_only)
     score *= 0.4;
   if (is_pep (folded))
@@ -666,6 +728,21 @@ whole_text (const char *full, guint max_chars)
   return g_strdup (from);
 }
 
+/* After an opening "yes": a first sentence of its own that a reader understands without the question ("Yep, I'm
+ * hiking with some buddies this weekend"), not "yes, both" or "no, it did not". */
+static gboolean
+says_on_its_own (const char *rest)
+{
+  static const char *const subjects[] = { "i", "i'm", "i've", "i'll", "we", "we're", "we've", "we'll", "my", "our",
+                                          NULL };
+  while (*rest && !g_ascii_isalnum (*rest))
+    rest++;
+  const char *end = sentence_end (rest);
+  g_autofree char *first = g_strndup (rest, end - rest);
+  g_autofree char *word = g_strndup (first, strcspn (first, " ,"));
+  return catchup_summary_count_words (first) >= 5 && g_strv_contains (subjects, word);
+}
+
 /* An answer that needs its question to be read: short, opened by yes/no or a pronoun ("yes, both", "it
  * did"), or a few words that share none with it ("Three times a week" after "how often do you train?"). A
  * self-contained answer ("carl owns the backup cron since March") stands on its own. */
@@ -684,12 +761,13 @@ needs_question (GArray *cands, const CatchupCandidate *a)
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
                                          "neither", "none", "it", "that", "they", "she", "he", "only", "probably",
                                          "maybe", "definitely", "absolutely", NULL };
-  g_autofree char *bare = bare_words (a->folded);
+  /* "That's great, Joanna! Iron Man is my top pick" opens with a reaction, not with a pronoun */
+  g_autofree char *bare = bare_words (after_reaction (a->folded));
   if (a->words <= 8)
     return TRUE;
   for (guint i = 0; openers[i]; i++)
     if (g_str_has_prefix (bare, openers[i]) && !g_ascii_isalnum (bare[strlen (openers[i])]))
-      return TRUE;
+      return !says_on_its_own (bare + strlen (openers[i]));
   return FALSE;
 }
 
@@ -797,6 +875,7 @@ typedef struct {
   GHashTable *covered;     /* terms of the chosen lines */
   Budget budget;
   guint entries, rendered;
+  gboolean two_people;
 } Chooser;
 
 /* What a chosen candidate costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
@@ -812,6 +891,8 @@ cost (const CatchupCandidate *c, GArray *cands)
   return n;
 }
 
+static gboolean tells_news (const CatchupCandidate *c);
+
 static gboolean
 take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 {
@@ -821,6 +902,14 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   if (is_redundant (c, ch->covered)) {
     c->covered = TRUE;
     return FALSE;
+  }
+  /* between two people a question that only leads to a self-contained answer is said by the answer: the line
+   * is the answer's (in a room of more, who asked whom is part of what happened) */
+  CatchupCandidate *answer = cand (ch->cands, c->answer);
+  if (ch->two_people && answer && answer->score > 0 && !needs_question (ch->cands, answer) && !tells_news (c) &&
+      c->worth != CATCHUP_WORTH_REQUEST && c->worth != CATCHUP_WORTH_DECISION) {
+    c->covered = TRUE;
+    return !answer->chosen && take (ch, answer, forced);
   }
   guint n = cost (c, ch->cands);
   /* the last decision may take an entry beyond the count, never room beyond the length */
@@ -858,7 +947,8 @@ choose (GArray *cands, Budget budget)
 {
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
-  Chooser ch = { cands, order, covered, budget, 0, 0 };
+  g_autoptr (GArray) people = people_of (cands);
+  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2 };
   guint tail = cands->len - cands->len / 4;
 
   for (guint i = 0; i < cands->len; i++)
@@ -925,15 +1015,70 @@ others_spoke_after (GArray *cands, const CatchupCandidate *c)
   return FALSE;
 }
 
+/* What a message brings that the window had not said, for an excerpt to start at: "Thanks, Nate! It was a real
+ * roller coaster … Spider-Man has always been a favorite of mine" is about Spider-Man. */
+static guint
+new_in (GPtrArray *terms, const CatchupCandidate *c, GHashTable *first_use, GHashTable *add_to)
+{
+  guint n = 0;
+  for (guint t = 0; t < terms->len; t++)
+    if (GPOINTER_TO_UINT (g_hash_table_lookup (first_use, terms->pdata[t])) == c->index + 1) {
+      n++;
+      if (add_to)
+        g_hash_table_add (add_to, g_strdup (terms->pdata[t]));
+    }
+  return n;
+}
+
+/* The excerpt starts at the first sentence that says something, unless that has no cue of its own and a later one
+ * brings at least twice as much that is new: then the focus is that sentence's new words. */
 static void
-add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, guint max_chars)
+add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_use)
+{
+  g_autoptr (GPtrArray) sentences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  guint first = G_MAXUINT, best = 0, best_new = 0;
+  for (const char *start = c->clean;;) {
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
+    GPtrArray *terms = catchup_summary_terms (sentence);
+    guint n = new_in (terms, c, first_use, NULL);
+    if (first == G_MAXUINT && terms->len >= 3) {
+      g_autofree char *folded = g_utf8_casefold (sentence, -1);
+      CatchupWorth worth;
+      double weight;
+      guint hits;
+      /* a first sentence that decides, plans or tells is the claim, however much follows it */
+      if (cue_class (folded, &worth, &weight, &hits)) {
+        g_ptr_array_unref (terms);
+        return;
+      }
+      first = sentences->len;
+    }
+    if (n > best_new)
+      best = sentences->len, best_new = n;
+    g_ptr_array_add (sentences, terms);
+    if (!*end)
+      break;
+    start = end + 1;
+  }
+  if (first == G_MAXUINT || best == first ||
+      best_new < 2 * new_in (sentences->pdata[first], c, first_use, NULL))
+    return;
+  new_in (sentences->pdata[best], c, first_use, focus);
+}
+
+static void
+add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, GHashTable *first_use,
+           guint max_chars)
 {
   const CatchupCandidate *a = cand (cands, c->answer);
   if (!a) {
     line->no_reply = section_of (c) == CATCHUP_SECTION_ASKED && !others_spoke_after (cands, c);
     return;
   }
-  g_autofree char *text = show_text (a->clean, NULL, max_chars);
+  g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  add_news_focus (focus, a, first_use);
+  g_autofree char *text = show_text (a->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
   g_ptr_array_add (line->reply, catchup_summary_item_new (NULL, a->msg->id, a->msg->speaker, a->msg->ts, text));
   g_ptr_array_add (line->sources, g_strdup (a->msg->id));
 }
@@ -963,7 +1108,7 @@ tells_news (const CatchupCandidate *c)
 
 /* The line's text keeps a gap-bearing line's expression in view, or its reference dangles. */
 static char *
-line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
+line_text (const CatchupCandidate *c, CatchupMemory *mem, GHashTable *first_use, guint max_chars)
 {
   /* a question shown with its answer must show what it asks; a statement that ends in a request ("they come
    * back in rc2 … dfarrow can you do that one too?") keeps its statement */
@@ -976,14 +1121,30 @@ line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
     for (guint t = 0; t < terms->len; t++)
       g_hash_table_add (focus, g_strdup (terms->pdata[t]));
   }
+  if (g_hash_table_size (focus) == 0)
+    add_news_focus (focus, c, first_use);
   return show_text (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
 }
 
+/* term -> 1 + the index of the window message that first uses it */
+static GHashTable *
+first_uses (GArray *cands)
+{
+  GHashTable *first = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < cands->len; i++) {
+    GPtrArray *terms = cand (cands, i)->terms;
+    for (guint t = 0; t < terms->len; t++)
+      if (!g_hash_table_contains (first, terms->pdata[t]))
+        g_hash_table_insert (first, terms->pdata[t], GUINT_TO_POINTER (i + 1));
+  }
+  return first;
+}
+
 static CatchupSummaryLine *
-make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
+make_line (GArray *cands, guint i, CatchupMemory *mem, GHashTable *first_use, const Budget *b)
 {
   CatchupCandidate *c = cand (cands, i);
-  g_autofree char *text = line_text (c, mem, b->line_chars);
+  g_autofree char *text = line_text (c, mem, first_use, b->line_chars);
   CatchupSummaryLine *line = catchup_summary_line_new (section_of (c), c->msg->id, c->msg->speaker, c->msg->ts,
                                                        text);
   g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&c->context));
@@ -991,7 +1152,7 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
   add_replaced (line, c, b->context_chars);
   add_agreement (line, cands, i);
   if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
-    add_reply (line, cands, c, b->context_chars);
+    add_reply (line, cands, c, first_use, b->context_chars);
   /* an answer shown under its question brings the references that explain it */
   if (line->reply->len > 0)
     g_ptr_array_extend_and_steal (line->context, g_ptr_array_ref (cand (cands, c->answer)->context));
@@ -1087,9 +1248,10 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   catchup_summary_supersede (cands, mem);
   Budget budget = budget_for (profile, cands, topics);
   choose (cands, budget);
+  g_autoptr (GHashTable) first_use = first_uses (cands);
   for (guint i = 0; i < cands->len; i++)
     if (cand (cands, i)->chosen)
-      g_ptr_array_add (summary->lines, make_line (cands, i, mem, &budget));
+      g_ptr_array_add (summary->lines, make_line (cands, i, mem, first_use, &budget));
   fit_items (summary->lines, budget.rendered);
   summary->topics_left_out = catchup_summary_left_out (cands, summary->left_out_terms, LEFT_OUT_TERMS);
   /* still in time order here, so "For you" is too */

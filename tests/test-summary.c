@@ -1081,6 +1081,81 @@ context_of (const CatchupSummary *s, const char *id)
   return NULL;
 }
 
+/* "…, hasn't it?" asks nobody anything; "from now on" after "it's only ever going to fail" foretells, it does not
+ * decide; the same words saying what people will do do. */
+static CatchupSection
+section_alone (const char *speaker, const char *text)
+{
+  const Row rows[] = { { "s1", T0, speaker, text } };
+  g_autoptr (GPtrArray) window = messages_from (rows, 1);
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "s1");
+  g_assert_nonnull (line);
+  return line->section;
+}
+
+static void
+test_tag_and_forecast (void)
+{
+  g_assert_cmpint (section_alone ("Nate", "Thanks! It has been a while since my first regional tournament in Denver, hasn't it?"), ==,
+                   CATCHUP_SECTION_NEWS);
+  g_assert_cmpint (section_alone ("pbaird", "ok, I'll rework the windows part of the matrix tomorrow. the manual "
+                                            "workflow can go too, it's only ever going to fail from now on"),
+                   !=, CATCHUP_SECTION_DECISIONS);
+  g_assert_cmpint (section_alone ("mira", "from now on we squash-merge every PR into main"), ==,
+                   CATCHUP_SECTION_DECISIONS);
+}
+
+/* Between two people a question that only leads to a self-contained answer ("Yep, I'm hiking …") is said by the
+ * answer: one line, not two; "yes, both." still needs its question and is shown under it. */
+static void
+test_answer_stands_alone (void)
+{
+  const Row rows[] = {
+    { "a1", T0, "Nate", "Thanks, I just like helping people. Do you have any plans for the weekend?" },
+    { "a2", T0 + MIN_, "Joanna", "Yep, I'm hiking with some buddies this weekend. We're checking out a new trail with "
+                                 "a rad waterfall near the lake. Can't wait!" },
+    { "a3", T0 + 30 * MIN_, "Joanna", "Are you inviting your tournament friends and the old teammates to the gaming "
+                                       "party?" },
+    { "a4", T0 + 31 * MIN_, "Nate", "yes, both." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+
+  const CatchupSummaryLine *hike = line_for (s, "a2");
+  g_assert_nonnull (hike);
+  g_assert_cmpuint (hike->reply->len, ==, 0);
+  g_assert_null (line_for (s, "a1"));
+  const CatchupSummaryLine *upload = line_for (s, "a3");
+  g_assert_nonnull (upload);
+  g_assert_cmpuint (upload->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) upload->reply->pdata[0])->id, ==, "a4");
+}
+
+/* A long message whose first sentence only reacts is shown from the sentence that brings what is new; one whose
+ * first sentence decides is shown from its start. */
+static void
+test_excerpt_at_news (void)
+{
+  const Row rows[] = {
+    { "e1", T0, "Nate", "Congrats, Joanna! Seeing your hard work pay off like that must've felt amazing. Do you have "
+                        "a favorite superhero?" },
+    { "e2", T0 + MIN_, "Joanna", "Thanks, Nate! It was a real roller coaster, but seeing the hard work pay off was "
+                                 "amazing. Spider-Man has always been a favorite of mine - I mean, who doesn't love Peter "
+                                 "Parker's struggles between being a hero and being a person with rent to pay and an aunt "
+                                 "to look after?" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = line_for (s, "e2");
+  if (!line)
+    line = line_for (s, "e1");
+  g_assert_nonnull (line);
+  const char *text = line->reply->len ? ((CatchupSummaryItem *) line->reply->pdata[0])->text : line->text;
+  g_assert_nonnull (strstr (text, "Spider-Man has always been a favorite"));
+  assert_quotes (text, rows[1].text);
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1400,6 +1475,9 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/left-out-words", test_left_out_words);
   g_test_add_func ("/catchup/summary/for-you-records", test_for_you_records);
   g_test_add_func ("/catchup/summary/decision-chain-records", test_decision_chain_records);
+  g_test_add_func ("/catchup/summary/tag-and-forecast", test_tag_and_forecast);
+  g_test_add_func ("/catchup/summary/answer-stands-alone", test_answer_stands_alone);
+  g_test_add_func ("/catchup/summary/excerpt-at-news", test_excerpt_at_news);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
