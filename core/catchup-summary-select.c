@@ -135,6 +135,28 @@ static const char *const answers[] = {
 static const char *const first_person[] = {
   "i", "i'm", "i've", "i'd", "my", "we", "we're", "we've", "our", "me", "us", NULL,
 };
+static const char *const second_person[] = { "you", "you're", "you've", "you'd", "you'll", "your", "yours", NULL };
+
+/* How many words of text are one of list, as whole words. */
+static guint
+count_words_of (const char *folded, const char *const *list)
+{
+  guint n = 0;
+  for (const char *p = folded; *p;) {
+    while (*p && !(g_ascii_isalnum (*p) || *p == '\''))
+      p++;
+    gsize len = strspn (p, "abcdefghijklmnopqrstuvwxyz0123456789'");
+    if (len == 0) {
+      p += *p ? 1 : 0;
+      continue;
+    }
+    g_autofree char *word = g_strndup (p, len);
+    n += g_strv_contains (list, word);
+    p += len;
+  }
+  return n;
+}
+
 /* Reactions that open a message ("Wow, that sounds great!"): what follows them is what counts. */
 static const char *const reactions[] = {
   "wow", "that's", "thats", "sounds", "awesome", "cool", "nice", "congrats", "congratulations", "aww", "omg",
@@ -414,6 +436,8 @@ after_reaction (const char *folded)
   return end ? end + 1 : folded + strlen (folded);
 }
 
+#define YOU_WEIGHT 0.8
+
 /* Summary-worthiness of one message and how much it weighs; 0 for chit-chat and bot noise. */
 static double
 classify (const char *speaker, const char *clean, const char *folded, guint terms, guint words, gboolean earnest,
@@ -461,6 +485,12 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
     return 0;
   if (*worth == CATCHUP_WORTH_REQUEST && catchup_summary_has_any (asked->str, photo_requests))
     score *= 0.35;
+  /* a message more about "you" than about "I" answers the other's news ("Giving a home to needy kids is such a
+   * lovely thing, you'll be a great mom"): the news is theirs, in their own line */
+  if ((*worth == CATCHUP_WORTH_NEWS || *worth == CATCHUP_WORTH_QUESTION || *worth == CATCHUP_WORTH_OTHER ||
+       *worth == CATCHUP_WORTH_STATUS) &&
+      count_words_of (stated->str, second_person) > count_words_of (stated->str, first_person))
+    score *= YOU_WEIGHT;
   if (reaction_only)
     score *= 0.4;
   if (is_pep (folded))
@@ -728,8 +758,17 @@ whole_text (const char *full, guint max_chars)
   return g_strdup (from);
 }
 
+/* "I read that book and loved it": the first sentence leans on what was asked for what it is about. */
+static gboolean
+points_back (const char *folded)
+{
+  static const char *const pointers[] = { "that", "those", "it", "them", NULL };
+  g_autofree char *first = g_strndup (folded, sentence_end (folded) - folded);
+  return count_words_of (first, pointers) > 0;
+}
+
 /* After an opening "yes": a first sentence of its own that a reader understands without the question ("Yep, I'm
- * hiking with some buddies this weekend"), not "yes, both" or "no, it did not". */
+ * hiking with some buddies this weekend"), not "yes, both", "no, it did not" or "yep, I read that book". */
 static gboolean
 says_on_its_own (const char *rest)
 {
@@ -740,7 +779,7 @@ says_on_its_own (const char *rest)
   const char *end = sentence_end (rest);
   g_autofree char *first = g_strndup (rest, end - rest);
   g_autofree char *word = g_strndup (first, strcspn (first, " ,"));
-  return catchup_summary_count_words (first) >= 5 && g_strv_contains (subjects, word);
+  return catchup_summary_count_words (first) >= 5 && g_strv_contains (subjects, word) && !points_back (first);
 }
 
 /* An answer that needs its question to be read: short, opened by yes/no or a pronoun ("yes, both", "it
@@ -906,7 +945,8 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   /* between two people a question that only leads to a self-contained answer is said by the answer: the line
    * is the answer's (in a room of more, who asked whom is part of what happened) */
   CatchupCandidate *answer = cand (ch->cands, c->answer);
-  if (ch->two_people && answer && answer->score > 0 && !needs_question (ch->cands, answer) && !tells_news (c) &&
+  if (ch->two_people && answer && answer->score > 0 && !needs_question (ch->cands, answer) &&
+      !points_back (after_reaction (answer->folded)) && !tells_news (c) &&
       c->worth != CATCHUP_WORTH_REQUEST && c->worth != CATCHUP_WORTH_DECISION) {
     c->covered = TRUE;
     return !answer->chosen && take (ch, answer, forced);
