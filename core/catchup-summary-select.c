@@ -90,12 +90,13 @@ static const char *const plan_cues[] = {
 static const char *const action_cues[] = {
   "pushed", "merged", "fixed", "fixing", "opened", "filed", "deleted", "reworked", "landed", "reverted",
   "tagged", "deployed", "uploaded", "posted", "rolled back", "bumped", "submitted", "backported", "sent",
-  "switching", "switched", "restarted", "migrated", NULL,
+  "switching", "switched", "restarted", "migrated", "updating", "rebased", "reviewed", "restored", "restoring",
+  NULL,
 };
 static const char *const status_cues[] = {
   "failed", "failing", "fails", "broken", "green", "passes", "passing", "blocked", "done", "builds",
   "is down", "outage", "flaky", "timeout", "crash", "regression", "still", "works", "not yet", "reproduce",
-  NULL,
+  "offline", "snag", "went red", "holding", "stuck", "blocker", NULL,
 };
 static const char *const news_cues[] = {
   "released", "release", "announce", "cve", "security", "advisory", "is out", "new version", "rc1", "rc2",
