@@ -1162,7 +1162,8 @@ line_text (const CatchupCandidate *c, CatchupMemory *mem, GHashTable *first_use,
     for (guint t = 0; t < terms->len; t++)
       g_hash_table_add (focus, g_strdup (terms->pdata[t]));
   }
-  if (g_hash_table_size (focus) == 0)
+  /* a question shown with its answer keeps what it asks */
+  if (g_hash_table_size (focus) == 0 && c->answer < 0)
     add_news_focus (focus, c, first_use);
   return show_text (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
 }

@@ -1156,6 +1156,24 @@ test_excerpt_at_news (void)
   assert_quotes (text, rows[1].text);
 }
 
+/* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
+ * weekday alone could mean two days of it. */
+static void
+test_reply_time_format (void)
+{
+  const Row rows[] = {
+    { "f1", T0, "ines", "who owns the backup cron now?" },
+    { "f2", T0 + MIN_, "bert", "yes, carl does" },
+    { "f3", T0 + 7 * DAY, "dana", "the staging certificates expire on Friday, I'll renew them tomorrow" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  g_autofree char *text = catchup_summary_to_text (s);
+
+  g_assert_nonnull (strstr (text, "ines (03 Mar 09:00)"));
+  g_assert_nonnull (strstr (text, "reply: bert (03 Mar 09:01)"));
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1478,6 +1496,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/tag-and-forecast", test_tag_and_forecast);
   g_test_add_func ("/catchup/summary/answer-stands-alone", test_answer_stands_alone);
   g_test_add_func ("/catchup/summary/excerpt-at-news", test_excerpt_at_news);
+  g_test_add_func ("/catchup/summary/reply-time-format", test_reply_time_format);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
