@@ -557,6 +557,23 @@ opens_off_topic (const char *folded)
 /* An off-topic aside runs until the room goes quiet for a while. */
 #define ASIDE_PAUSE (15 * 60)
 
+/* A message's cues are in what its speaker wrote: a photo's caption describes the picture ("a person holding a
+ * paper bag" made "Yeah, its a great idea!" a status line). */
+static double
+classify_spoken (CatchupCandidate *c)
+{
+  g_autofree char *said = g_strdup (c->clean);
+  char *caption = strstr (said, "[shares ");
+  char *close = caption ? strchr (caption, ']') : NULL;
+  if (caption)
+    memmove (caption, close ? close + 1 : caption + strlen (caption), strlen (close ? close + 1 : "") + 1);
+  g_strstrip (said);
+  g_autofree char *folded = g_utf8_casefold (said, -1);
+  /* what the picture shows still makes the message specific */
+  return classify (c->msg->speaker, said, folded, c->terms->len, catchup_summary_count_words (said), c->question,
+                   &c->worth);
+}
+
 static GArray *
 make_candidates (GPtrArray *window, CatchupMemory *mem)
 {
@@ -578,7 +595,7 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
     c.gaps = gaps_of_utterance (mem, msg);
     aside = opens_off_topic (c.folded) || (aside && msg->ts - prev_ts <= ASIDE_PAUSE);
     prev_ts = msg->ts;
-    c.score = aside ? 0 : classify (msg->speaker, c.clean, c.folded, c.terms->len, c.words, c.question, &c.worth);
+    c.score = aside ? 0 : classify_spoken (&c);
     g_array_append_val (cands, c);
   }
   return cands;
