@@ -407,7 +407,7 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
 
 /* ---- what did not fit ---- */
 
-#define LEFT_OUT_SCORE 1.5
+#define LEFT_OUT_SCORE 2.0
 
 /* Words that are no stop words for retrieval but name no topic either. */
 static const char *const vague_words[] = {
