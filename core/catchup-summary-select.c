@@ -430,11 +430,17 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
 static const char *
 after_reaction (const char *folded)
 {
-  g_autofree char *bare = bare_words (folded);
-  if (!catchup_summary_has_any (bare, reactions))
-    return folded;
-  const char *end = strpbrk (folded, ".!?");
-  return end ? end + 1 : folded + strlen (folded);
+  const char *rest = folded;
+  /* the reaction is the opening sentence, a short one ("Wow, John! That's awesome."): "It had lots of great
+   * things like salads" is a claim however great they were */
+  for (guint k = 0; k < 2; k++) {
+    const char *end = strpbrk (rest, ".!?");
+    g_autofree char *first = g_strndup (rest, end ? (gsize) (end - rest) : strlen (rest));
+    if (catchup_summary_count_words (first) > 6 || !catchup_summary_has_any (first, reactions))
+      break;
+    rest = end ? end + 1 : rest + strlen (rest);
+  }
+  return rest;
 }
 
 #define YOU_WEIGHT 0.8
@@ -781,8 +787,13 @@ static gboolean
 points_back (const char *folded)
 {
   static const char *const pointers[] = { "that", "those", "it", "them", NULL };
+  /* within its first few words: "… emotional support outside them" has its referent in the sentence */
   g_autofree char *first = g_strndup (folded, sentence_end (folded) - folded);
-  return count_words_of (first, pointers) > 0;
+  g_auto (GStrv) words = g_strsplit (g_strstrip (first), " ", 6);
+  if (g_strv_length (words) == 6)
+    words[5][0] = '\0';
+  g_autofree char *opening = g_strjoinv (" ", words);
+  return count_words_of (opening, pointers) > 0;
 }
 
 /* After an opening "yes": a first sentence of its own that a reader understands without the question ("Yep, I'm
