@@ -81,7 +81,8 @@ static const char *const decision_cues[] = {
 };
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
-  "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", NULL,
+  "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", "needs an ack", "needs the usual ack",
+  "needs a review", "needs review", "sign-off", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
@@ -91,12 +92,12 @@ static const char *const action_cues[] = {
   "pushed", "merged", "fixed", "fixing", "opened", "filed", "deleted", "reworked", "landed", "reverted",
   "tagged", "deployed", "uploaded", "posted", "rolled back", "bumped", "submitted", "backported", "sent",
   "switching", "switched", "restarted", "migrated", "updating", "rebased", "reviewed", "restored", "restoring",
-  NULL,
+  "skipping", "is up against", "is up for review", NULL,
 };
 static const char *const status_cues[] = {
   "failed", "failing", "fails", "broken", "green", "passes", "passing", "blocked", "done", "builds",
   "is down", "outage", "flaky", "timeout", "crash", "regression", "still", "works", "not yet", "reproduce",
-  "offline", "snag", "went red", "holding", "stuck", "blocker", NULL,
+  "offline", "snag", "went red", "holding", "stuck", "blocker", "we wait", "waiting for", "waiting on", NULL,
 };
 static const char *const news_cues[] = {
   "released", "release", "announce", "cve", "security", "advisory", "is out", "new version", "rc1", "rc2",
@@ -407,6 +408,21 @@ foretells (const char *folded, const char *cue)
   }
 }
 
+/* "not instead of it", "haven't decided", "no decision yet": a decision cue that is negated decides nothing. */
+static gboolean
+negated (const char *folded, const char *cue)
+{
+  static const char *const negations[] = { "not", "no", "never", "haven't", "hasn't", "didn't", "don't", "isn't",
+                                           "nothing", NULL };
+  for (guint i = 0; negations[i]; i++) {
+    g_autofree char *phrase = g_strconcat (negations[i], " ", cue, NULL);
+    g_autofree char *yet = g_strconcat (negations[i], " yet ", cue, NULL);
+    if (catchup_text_has_folded_phrase (folded, phrase) || catchup_text_has_folded_phrase (folded, yet))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* The cue class of a message, FALSE when none matches. */
 static gboolean
 cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
@@ -415,7 +431,8 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
   for (guint c = 0; c < G_N_ELEMENTS (cue_classes); c++)
     for (guint i = 0; cue_classes[c].cues[i]; i++) {
       if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]) ||
-          foretells (folded, cue_classes[c].cues[i]))
+          foretells (folded, cue_classes[c].cues[i]) ||
+          (cue_classes[c].worth == CATCHUP_WORTH_DECISION && negated (folded, cue_classes[c].cues[i])))
         continue;
       if ((*hits)++ == 0) {
         *worth = cue_classes[c].worth;

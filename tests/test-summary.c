@@ -1082,7 +1082,7 @@ context_of (const CatchupSummary *s, const char *id)
 }
 
 /* "…, hasn't it?" asks nobody anything; "from now on" after "it's only ever going to fail" foretells, it does not
- * decide; the same words saying what people will do do. */
+ * decide; the same words saying what people will do do; "not instead of it" decides nothing. */
 static CatchupSection
 section_alone (const char *speaker, const char *text)
 {
@@ -1104,6 +1104,10 @@ test_tag_and_forecast (void)
                    !=, CATCHUP_SECTION_DECISIONS);
   g_assert_cmpint (section_alone ("mira", "from now on we squash-merge every PR into main"), ==,
                    CATCHUP_SECTION_DECISIONS);
+  /* a negated cue decides nothing */
+  g_assert_cmpint (section_alone ("tkovac", "that's still a nice headline for the release notes. and whatever the "
+                                            "reader adds later comes on top of that, not instead of it"),
+                   !=, CATCHUP_SECTION_DECISIONS);
 }
 
 /* Between two people a question that only leads to a self-contained answer ("Yep, I'm hiking …") is said by the
