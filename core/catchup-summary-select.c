@@ -74,10 +74,11 @@ typedef struct {
 } CueClass;
 
 static const char *const decision_cues[] = {
-  "decided", "decision", "agreed", "we'll go with", "going with", "go with", "we went with", "settled",
-  "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on",
-  "instead of", "let's do that", "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
-  "rescheduled", "is rm", "takes over", NULL,
+  /* "agreed." opening a reply assents to the line before it; "caught in rc1 instead of by users" compares */
+  "decided", "decision", "we agreed", "agreed on", "agreed to", "as agreed", "all agreed", "we'll go with",
+  "going with", "go with", "we went with", "settled", "officially", "official", "is final", "final decision",
+  "final call", "vote", "approved", "from now on", "let's do that", "let's go", "drops", "dropping", "amendment",
+  "moves to", "moved to", "postponed", "rescheduled", "is rm", "takes over", NULL,
 };
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
@@ -97,7 +98,8 @@ static const char *const action_cues[] = {
 static const char *const status_cues[] = {
   "failed", "failing", "fails", "broken", "green", "passes", "passing", "blocked", "done", "builds",
   "is down", "outage", "flaky", "timeout", "crash", "regression", "still", "works", "not yet", "reproduce",
-  "offline", "snag", "went red", "holding", "stuck", "blocker", "we wait", "waiting for", "waiting on", NULL,
+  "offline", "snag", "went red", "holding", "stuck", "blocker", "we wait", "waiting for", "waiting on", "rejects",
+  "rejected", NULL,
 };
 static const char *const news_cues[] = {
   "released", "release", "announce", "cve", "security", "advisory", "is out", "new version", "rc1", "rc2",
