@@ -75,8 +75,9 @@ typedef struct {
 
 static const char *const decision_cues[] = {
   /* "agreed." opening a reply assents to the line before it; "caught in rc1 instead of by users" compares */
+  /* "how's it going with yoga?" chooses nothing: going with something needs someone who goes with it */
   "decided", "decision", "we agreed", "agreed on", "agreed to", "as agreed", "all agreed", "we'll go with",
-  "going with", "go with", "we went with", "settled", "officially", "official", "is final", "final decision",
+  "we're going with", "i'm going with", "let's go with", "go with that", "go with it", "we went with", "settled", "officially", "official", "is final", "final decision",
   "final call", "vote", "approved", "from now on", "let's do that", "let's go", "drops", "dropping", "amendment",
   "moves to", "moved to", "postponed", "rescheduled", "is rm", "takes over", NULL,
 };
