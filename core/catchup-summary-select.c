@@ -74,12 +74,13 @@ typedef struct {
 } CueClass;
 
 static const char *const decision_cues[] = {
-  /* "agreed." opening a reply assents to the line before it; "caught in rc1 instead of by users" compares */
-  /* "how's it going with yoga?" chooses nothing: going with something needs someone who goes with it */
+  /* "agreed." opening a reply assents to the line before it; "caught in rc1 instead of by users" compares;
+   * "how's it going with yoga?" chooses nothing: going with something needs someone who goes with it */
   "decided", "decision", "we agreed", "agreed on", "agreed to", "as agreed", "all agreed", "we'll go with",
-  "we're going with", "i'm going with", "let's go with", "go with that", "go with it", "we went with", "settled", "officially", "official", "is final", "final decision",
-  "final call", "vote", "approved", "from now on", "let's do that", "let's go", "drops", "dropping", "amendment",
-  "moves to", "moved to", "postponed", "rescheduled", "is rm", "takes over", NULL,
+  "we're going with", "i'm going with", "let's go with", "go with that", "go with it", "we went with", "settled",
+  "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on",
+  "let's do that", "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
+  "rescheduled", "is rm", "takes over", NULL,
 };
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
