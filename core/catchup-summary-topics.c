@@ -203,12 +203,21 @@ facts_clear (Facts *f)
 }
 
 /* The values a text states and its other content terms. People are the room's speakers it names. */
+/* "Hey Joanna", "thanks ravi": the name after a greeting addresses a person, it is no state. */
+static const char *const greetings[] = { "hey", "hi", "hello", "thanks", "thx", "ty", "congrats", "morning", "bye",
+                                         "night", "welcome", NULL };
+
 static void
 facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_speaker, GHashTable *people)
 {
-  g_autofree char *folded = g_utf8_casefold (text ? text : "", -1);
+  /* a photo's caption describes the picture: it states nothing that holds */
+  g_autofree char *said = g_strdup (text ? text : "");
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  g_autofree char *folded = g_utf8_casefold (said, -1);
   g_auto (GStrv) words = g_strsplit_set (folded, " ,;()[]!?\"", -1);
-  g_autoptr (GPtrArray) terms = text_terms ? g_ptr_array_ref (text_terms) : catchup_summary_terms (text);
+  g_autoptr (GPtrArray) terms = text_terms && !caption ? g_ptr_array_ref (text_terms) : catchup_summary_terms (said);
   g_autofree char *own = g_utf8_casefold (own_speaker ? own_speaker : "", -1);
 
   for (guint k = 0; k < N_VALUE_KINDS; k++)
@@ -217,7 +226,7 @@ facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_spe
     char *w = words[i];
     gsize len = strlen (w);
     /* "ravi: ..." addresses ravi; it says nothing about who does what */
-    gboolean address = i == 0 && len > 1 && w[len - 1] == ':';
+    gboolean address = (i == 0 && len > 1 && w[len - 1] == ':') || (i > 0 && in_words (words[i - 1], greetings));
     while (len > 0 && strchr (".:", w[len - 1]))
       w[--len] = '\0';
     if (!*w)

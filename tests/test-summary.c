@@ -1178,6 +1178,30 @@ test_reply_time_format (void)
   g_assert_nonnull (strstr (text, "reply: bert (03 Mar 09:01)"));
 }
 
+/* A photo's caption states nothing that holds, and a name after a greeting addresses someone: "Hey Joanna … my
+ * tournament got pushed back" revises no turn of Joanna's that only a caption shares words with. */
+static void
+test_caption_no_state (void)
+{
+  const Row old[] = {
+    { "o1", T0 - DAY, "Joanna", "Here's my list for the week, Nate! [shares a photo: a photo of a person holding a "
+                                "notebook with a list of tournament dates on it for Monday]" },
+  };
+  const Row rows[] = {
+    { "c1", T0, "Nate", "Hey Joanna, what a wild week! My game tournament got pushed back to next month, so I tried "
+                        "out some cooking with a notebook of recipes on Saturday" },
+    { "c2", T0 + MIN_, "Joanna", "Oh no, that's a bummer about the tournament! What did you cook?" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "c1");
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 0);
+  memory_free (mem);
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1501,6 +1525,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/answer-stands-alone", test_answer_stands_alone);
   g_test_add_func ("/catchup/summary/excerpt-at-news", test_excerpt_at_news);
   g_test_add_func ("/catchup/summary/reply-time-format", test_reply_time_format);
+  g_test_add_func ("/catchup/summary/caption-no-state", test_caption_no_state);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
