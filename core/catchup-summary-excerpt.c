@@ -227,20 +227,32 @@ focus_hits (const char *text, const Span *s, GHashTable *focus)
   return catchup_summary_overlap (terms, focus);
 }
 
-/* The first span to show: the one that best matches focus; without focus (or no match) the first that is
- * neither a greeting nor a caption. */
+/* The span that best matches focus, among the captions or among what was said; G_MAXUINT when none does. */
 static guint
-first_span (const char *text, GArray *spans, GHashTable *focus, guint *hits)
+best_span (const char *text, GArray *spans, GHashTable *focus, gboolean captions, guint *hits)
 {
   guint best = G_MAXUINT;
   *hits = 0;
   for (guint i = 0; focus && i < spans->len; i++) {
-    guint h = focus_hits (text, &g_array_index (spans, Span, i), focus);
+    const Span *s = &g_array_index (spans, Span, i);
+    guint h = s->caption == captions ? focus_hits (text, s, focus) : 0;
     if (h > *hits) {
       *hits = h;
       best = i;
     }
   }
+  return best;
+}
+
+/* The first span to show: the one that best matches focus, a caption only when nothing said matches ("my
+ * clothing store" before a photo "of a clothing store"); without focus (or no match) the first that is neither a
+ * greeting nor a caption. */
+static guint
+first_span (const char *text, GArray *spans, GHashTable *focus, guint *hits)
+{
+  guint best = best_span (text, spans, focus, FALSE, hits);
+  if (best == G_MAXUINT)
+    best = best_span (text, spans, focus, TRUE, hits);
   if (best != G_MAXUINT)
     return best;
   for (guint i = 0; i < spans->len; i++) {

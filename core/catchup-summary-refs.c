@@ -159,10 +159,10 @@ said_terms (const char *text)
   return terms;
 }
 
-/* Terms of what a message states: its sentences less those that ask. "How's the dance studio?" names the studio
- * and tells nothing about it, so a turn that only asks about a thing does not explain it. */
-static GPtrArray *
-stated_terms (const char *text)
+/* What a message states: its sentences less those that ask. "How's the dance studio?" names the studio and tells
+ * nothing about it, so a turn that only asks about a thing does not explain it. */
+static char *
+stated_text (const char *text)
 {
   g_autoptr (GString) stated = g_string_new (NULL);
   const char *start = text ? text : "";
@@ -171,13 +171,86 @@ stated_terms (const char *text)
                                    (p[1] == '\0' || p[1] == ' ' || p[1] == '\n'));
     if (!end)
       continue;
+    /* with its end mark: a phrase (word_pairs) does not run on into the next sentence */
     if (*p != '?')
-      g_string_append_len (g_string_append_c (stated, ' '), start, p - start);
+      g_string_append_len (g_string_append_c (stated, ' '), start, p - start + (*p != '\0'));
     if (*p == '\0')
       break;
     start = p + 1;
   }
-  return said_terms (stated->str);
+  return g_string_free (g_steal_pointer (&stated), FALSE);
+}
+
+static GPtrArray *
+stated_terms (const char *text)
+{
+  g_autofree char *stated = stated_text (text);
+  return said_terms (stated);
+}
+
+/* The next word of a walk over text (letters, digits, '_'): its start, with *cursor after it; NULL at the end.
+ * The text must be valid UTF-8: the walk steps by lead bytes. */
+static const char *
+next_word (const char **cursor)
+{
+  const char *p = *cursor;
+  while (*p && !(g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+    p = g_utf8_next_char (p);
+  const char *w = p;
+  while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
+    p = g_utf8_next_char (p);
+  *cursor = p;
+  return p == w ? NULL : w;
+}
+
+/* The term of a word that names something (no stop word, two letters at least), or NULL. */
+static char *
+content_term (const char *w, const char *end)
+{
+  g_autofree char *word = g_strndup (w, end - w);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+  return terms->len == 1 && strlen (terms->pdata[0]) >= 2 ? g_strdup (terms->pdata[0]) : NULL;
+}
+
+/* Two content words next to each other in a clause, "rejection letter": its key ("reject letter", the terms) and
+ * the words as written. */
+typedef struct {
+  char *key;
+  char *label;
+} Pair;
+
+static void
+pair_clear (Pair *pair)
+{
+  g_free (pair->key);
+  g_free (pair->label);
+}
+
+/* The pairs of a text without its photo caption, in order. */
+static GArray *
+word_pairs (const char *raw)
+{
+  GArray *pairs = g_array_new (FALSE, TRUE, sizeof (Pair));
+  g_array_set_clear_func (pairs, (GDestroyNotify) pair_clear);
+  g_autofree char *valid = g_utf8_make_valid (raw ? raw : "", -1);
+  char *caption = strstr (valid, "[shares ");
+  if (caption)
+    *caption = '\0';
+  const char *p = valid, *prev = NULL, *prev_end = NULL;
+  g_autofree char *prev_term = NULL;
+  for (const char *w; (w = next_word (&p));) {
+    char *term = content_term (w, p);
+    gboolean next_to = prev_term && term && w > prev_end && strspn (prev_end, " ") == (gsize) (w - prev_end);
+    if (next_to) {
+      Pair pair = { g_strconcat (prev_term, " ", term, NULL), g_strndup (prev, p - prev) };
+      g_array_append_val (pairs, pair);
+    }
+    g_free (prev_term);
+    prev_term = term;
+    prev = w;
+    prev_end = p;
+  }
+  return pairs;
 }
 
 /* The memory's turns and the window's with their terms, cut once for all the lines. */
@@ -186,6 +259,8 @@ struct _CatchupSummaryRefs {
   GPtrArray *terms;      /* GPtrArray of terms, per memory turn */
   GPtrArray *stated;     /* GPtrArray of the terms of its statements (stated_terms), per memory turn */
   GPtrArray *joined;     /* GPtrArray of its neighbouring terms joined ("fall back": "fallback"), per turn */
+  GPtrArray *pairs;      /* GHashTable of the keys of the word pairs its statements write, per memory turn */
+  GHashTable *pair_df;   /* pair key -> number of memory turns that write it */
   GHashTable *df;        /* term -> number of memory turns that have it: how well it picks out one of them */
   guint docs;
   GHashTable *first;     /* term -> 1 + the index of the first window candidate that has it */
@@ -193,6 +268,7 @@ struct _CatchupSummaryRefs {
   GHashTable *exprs;     /* window message id -> GPtrArray of the detector's casefolded expressions */
   GHashTable *people;    /* casefolded speakers of the window and the memory */
   guint opening;         /* the window's first candidates by one speaker, before anyone else writes */
+  GArray *cands;         /* the window's candidates (borrowed) */
 };
 
 static void
@@ -249,14 +325,34 @@ collect_expressions (CatchupSummaryRefs *r, GArray *cands)
   }
 }
 
+/* The word pairs of a memory turn's statements, counted over the memory. */
+static void
+add_pairs (CatchupSummaryRefs *r, const char *text)
+{
+  g_autofree char *stated = stated_text (text);
+  g_autoptr (GArray) pairs = word_pairs (stated);
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < pairs->len; i++) {
+    const char *key = g_array_index (pairs, Pair, i).key;
+    if (g_hash_table_add (set, g_strdup (key))) {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->pair_df, key));
+      g_hash_table_replace (r->pair_df, g_strdup (key), GUINT_TO_POINTER (n + 1));
+    }
+  }
+  g_ptr_array_add (r->pairs, set);
+}
+
 CatchupSummaryRefs *
 catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
 {
   CatchupSummaryRefs *r = g_new0 (CatchupSummaryRefs, 1);
   r->mem = mem;
+  r->cands = cands;
   r->terms = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->joined = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->stated = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  r->pairs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  r->pair_df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->asks = g_ptr_array_new ();
@@ -276,6 +372,7 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
     count_terms (r, terms);
     g_ptr_array_add (r->terms, terms);
     g_ptr_array_add (r->stated, stated_terms (m->text));
+    add_pairs (r, m->text);
     r->docs++;
   }
   for (guint i = 0; i < cands->len; i++) {
@@ -303,6 +400,8 @@ catchup_summary_refs_free (CatchupSummaryRefs *r)
   g_ptr_array_unref (r->terms);
   g_ptr_array_unref (r->joined);
   g_ptr_array_unref (r->stated);
+  g_ptr_array_unref (r->pairs);
+  g_hash_table_unref (r->pair_df);
   g_hash_table_unref (r->df);
   g_hash_table_unref (r->first);
   g_ptr_array_unref (r->asks);
@@ -391,6 +490,7 @@ typedef struct {
   GPtrArray *required;   /* terms; the last is the head */
   Owner owner;
   char *setting;         /* "on the court": the place phrase a one-word expression stands in, or NULL */
+  guint name_terms;      /* a name used as a modifier ("the ABI report"): how many of required are the name */
 } Anchor;
 
 static void
@@ -542,29 +642,106 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   return p > text && !strchr (".!?:;\"([\n", p[-1]);
 }
 
+/* Whether the word before w (or the one before that) is a determiner: "the ABI report", "a Harry Potter theme",
+ * "the coolest Harry Potter party". */
+static gboolean
+determined (const char *text, const char *w)
+{
+  static const char *const determiners[] = { "the", "a", "an", "this", "that", "these", "those", "our", "my",
+                                             "your", "his", "her", "their", NULL };
+  const char *p = w;
+  for (guint back = 0; back < 2; back++) {
+    while (p > text && p[-1] == ' ')
+      p--;
+    const char *e = p;
+    while (p > text && g_ascii_isalpha (p[-1]))
+      p--;
+    if (p == e)
+      return FALSE;
+    g_autofree char *word = g_ascii_strdown (p, e - p);
+    if (in_list (word, determiners))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A name a determiner puts before a noun is a modifier: "the ABI report" is a report, "the MSVC row" a row, and
+ * a turn that only says ABI is about another thing. The noun joins the required terms (and *end moves past it). */
+static gboolean
+modifier_noun (const char *text, const char *w, const char **end, GPtrArray *required)
+{
+  const char *p = *end;
+  if (p[0] != ' ' || !g_ascii_islower (p[1]) || !determined (text, w))
+    return FALSE;
+  const char *e = p + 1;
+  while (g_ascii_isalpha (*e))
+    e++;
+  g_autofree char *noun = g_strndup (p + 1, e - p - 1);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (noun);
+  if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_')
+    return FALSE;
+  g_ptr_array_add (required, g_strdup (terms->pdata[0]));
+  *end = e;
+  return TRUE;
+}
+
+/* The term of the word [w, end) when it is a name (is_name) of one term, else NULL. */
+static char *
+name_term (const CatchupSummaryRefs *r, const char *text, const char *w, const char *end)
+{
+  g_autofree char *word = g_strndup (w, end - w);
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+  if (terms->len != 1 || strlen (terms->pdata[0]) < 2 || !is_name (text, w, word, r->people))
+    return NULL;
+  return g_strdup (terms->pdata[0]);
+}
+
+/* Whether [w, end) is written in capitals ("GCC", "MSVC"): a name even where a sentence starts. */
+static gboolean
+all_caps (const char *w, const char *end)
+{
+  guint upper = 0;
+  for (const char *p = w; p < end; p++) {
+    if (g_ascii_islower (*p))
+      return FALSE;
+    upper += g_ascii_isupper (*p);
+  }
+  return upper >= 2;
+}
+
+/* The terms of the names a text writes ("MSVC", "GCC", "Clang"). */
+static GHashTable *
+name_set (const CatchupSummaryRefs *r, const char *raw)
+{
+  g_autofree char *valid = g_utf8_make_valid (raw ? raw : "", -1);
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const char *p = valid;
+  for (const char *w; (w = next_word (&p));) {
+    char *term = name_term (r, valid, w, p);
+    if (!term && all_caps (w, p)) {
+      g_autofree char *word = g_strndup (w, p - w);
+      g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+      term = terms->len == 1 ? g_strdup (terms->pdata[0]) : NULL;
+    }
+    if (term)
+      g_hash_table_add (set, term);
+  }
+  return set;
+}
+
 /* The names of a line, each a required term that is new in the window. */
 static void
 name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, GArray *anchors)
 {
-  /* the walk below steps by UTF-8 lead bytes: on a text that did not come through the store's checks a lead
-   * byte before the end would step past it */
   g_autofree char *valid = g_utf8_make_valid (raw, -1);
   const char *text = valid;
-  for (const char *p = text; *p;) {
-    const char *w = p;
-    while (*p && (g_unichar_isalnum (g_utf8_get_char (p)) || *p == '_'))
-      p = g_utf8_next_char (p);
-    if (p == w) {
-      p = g_utf8_next_char (p);
-      continue;
-    }
-    g_autofree char *word = g_strndup (w, p - w);
-    g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
-    if (terms->len != 1 || strlen (terms->pdata[0]) < 2 || !g_hash_table_contains (wanted, terms->pdata[0]) ||
-        !is_name (text, w, word, r->people))
+  const char *p = text;
+  for (const char *w; (w = next_word (&p));) {
+    g_autofree char *term = name_term (r, text, w, p);
+    if (!term || !g_hash_table_contains (wanted, term))
       continue;
     GPtrArray *required = g_ptr_array_new_with_free_func (g_free);
-    g_ptr_array_add (required, g_strdup (terms->pdata[0]));
+    g_ptr_array_add (required, g_steal_pointer (&term));
     /* a name of several words is one name: "Harry Potter" */
     while (p[0] == ' ' && g_unichar_isupper (g_utf8_get_char (p + 1))) {
       const char *e = p + 1;
@@ -577,7 +754,9 @@ name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, 
       g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
       p = e;
     }
-    Anchor a = { g_strndup (w, p - w), required, OWNER_ANY, NULL };
+    const char *end = p;
+    guint name_terms = modifier_noun (text, w, &end, required) ? required->len - 1 : 0;
+    Anchor a = { g_strndup (w, end - w), required, OWNER_ANY, NULL, name_terms };
     g_array_append_val (anchors, a);
   }
 }
@@ -655,6 +834,26 @@ owner_says_own (const Anchor *a, const char *folded_turn)
   return !catchup_text_has_folded_phrase (folded_turn, yours) || catchup_text_has_folded_phrase (folded_turn, mine);
 }
 
+/* A turn that names only the modifier of "the MSVC row" is about the row when it names two more of the line's
+ * names besides: "the MSVC row gets the new minimum, the gcc/clang rows stay" and "MSVC floor is VS 2022 17.5 …
+ * GCC and Clang floors unchanged" are about the same table. */
+static gboolean
+names_modifier (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, const Anchor *a)
+{
+  g_autoptr (GPtrArray) name = g_ptr_array_new ();
+  for (guint k = 0; k < a->name_terms; k++)
+    g_ptr_array_add (name, a->required->pdata[k]);
+  if (!has_all (r->stated->pdata[i], name))
+    return FALSE;
+  g_autoptr (GHashTable) turn_names = name_set (r, ((const CatchupMessage *) r->mem->turns->pdata[i])->text);
+  g_autoptr (GPtrArray) line_terms = said_terms (c->clean);
+  g_autoptr (GHashTable) shared = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint k = 0; k < line_terms->len; k++)
+    if (g_hash_table_contains (turn_names, line_terms->pdata[k]) && !in_terms (name, line_terms->pdata[k]))
+      g_hash_table_add (shared, line_terms->pdata[k]);
+  return g_hash_table_size (shared) >= 2;
+}
+
 /* Whether a memory turn can be about the anchor's referent at all: it states its name, is by its owner, is no
  * other instance of the same kind and does not use it as the same setting. */
 static gboolean
@@ -663,7 +862,8 @@ about_anchor (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, c
 {
   const CatchupMessage *t = r->mem->turns->pdata[i];
   gboolean named = has_all (r->stated->pdata[i], a->required) ||
-                   (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0]));
+                   (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0])) ||
+                   (a->name_terms > 0 && names_modifier (r, i, c, a));
   if (!t->id || t->ts > c->msg->ts || !named || !owner_fits (a->owner, t, c->msg))
     return FALSE;
   g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);
@@ -703,18 +903,46 @@ best_evidence (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Anc
   return (gint) b.turn;
 }
 
+/* A window that opens mid-exchange answers the turn just before it: within this many seconds. */
+#define REPLY_SECONDS (10 * 60)
+
+/* The other person's turn just before the window that a turn of its opening answers (nobody else has written in
+ * the window before it, so nothing there can be what it answers), written minutes before; else NULL. Only a
+ * lead-in turn is known to be the one just before the window: a retrieved one may have others after it. */
+static const CatchupMessage *
+turn_answered (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index)
+{
+  const CatchupMessage *last = r->mem->turns->pdata[r->mem->turns->len - 1];
+  gpointer gap = NULL;
+  if (index >= r->opening || !last->id || !last->speaker || !last->text || !r->mem->gap_of ||
+      !g_hash_table_lookup_extended (r->mem->gap_of, last->id, NULL, &gap) || GPOINTER_TO_INT (gap) != 0 ||
+      g_strcmp0 (last->speaker, c->msg->speaker) == 0 || last->ts > c->msg->ts ||
+      c->msg->ts - last->ts > REPLY_SECONDS)
+    return NULL;
+  return last;
+}
+
+/* Whether the demonstrative of a line points at the exchange it is part of: a question, or the answer to one in
+ * the window or just before it ("I still remember this story" answering "Is there a favorite piece?"). */
+static gboolean
+points_at_exchange (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index)
+{
+  if (index > 0)
+    return c->question || r->asks->pdata[index - 1] != NULL;
+  const CatchupMessage *last = turn_answered (r, c, index);
+  return last && strchr (last->text, '?');
+}
+
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
-              guint max_chars)
+              GHashTable *wanted, guint max_chars)
 {
   CatchupMemory *mem = refs->mem;
-  g_autoptr (GHashTable) wanted = new_terms (refs, c, index);
   g_autoptr (GArray) anchors = g_array_new (FALSE, TRUE, sizeof (Anchor));
   g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
   for (guint i = 0; i < exprs->len; i++) {
     Anchor a;
-    if ((index > 0 && is_demonstrative (exprs->pdata[i]) &&
-         (c->question || refs->asks->pdata[index - 1] != NULL)) ||
+    if ((is_demonstrative (exprs->pdata[i]) && points_at_exchange (refs, c, index)) ||
         relative_that (exprs->pdata[i], c->folded))
       continue;
     if (expression_anchor (exprs->pdata[i], c->folded, wanted, &a))
@@ -747,8 +975,6 @@ static const char *const reactions[] = {
   "happy for you", "proud of you", NULL,
 };
 
-/* A window that opens mid-exchange answers the turn just before it: within this many seconds. */
-#define REPLY_SECONDS (10 * 60)
 
 /* Words that open a reply before what it says: "Hi Tim!", "Caroline, glad you found …". */
 static const char *const openers[] = { "hi", "hey", "hello", "oh", "wow", "aw", "yay", "yeah", "yes", NULL };
@@ -802,13 +1028,8 @@ reaction_to (const CatchupSummaryRefs *r, const CatchupCandidate *c, const Catch
 static CatchupSummaryItem *
 resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index, guint max_chars)
 {
-  const CatchupMessage *last = r->mem->turns->pdata[r->mem->turns->len - 1];
-  gpointer gap = NULL;
-  /* only a lead-in turn is known to be the one just before the window: a retrieved one may have others after it */
-  if (index >= r->opening || !last->id || !last->speaker || !last->text || !r->mem->gap_of ||
-      !g_hash_table_lookup_extended (r->mem->gap_of, last->id, NULL, &gap) || GPOINTER_TO_INT (gap) != 0 ||
-      g_strcmp0 (last->speaker, c->msg->speaker) == 0 || last->ts > c->msg->ts ||
-      c->msg->ts - last->ts > REPLY_SECONDS)
+  const CatchupMessage *last = turn_answered (r, c, index);
+  if (!last)
     return NULL;
   g_autofree char *ref = reaction_to (r, c, last);
   if (!ref)
@@ -816,6 +1037,246 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
   g_autofree char *clean = catchup_summary_clean (last->text);
   g_autofree char *quote = catchup_summary_excerpt (clean, NULL, max_chars);
   return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
+}
+
+/* Whether a message opens with a personal pronoun as its subject ("They just sent me a generic rejection letter"):
+ * it stands for someone or something said before the message. ("It" is left out: mostly a dummy, "It's great".) */
+static gboolean
+opens_with_pronoun (const char *text)
+{
+  static const char *const pronouns[] = { "they", "she", "he", NULL };
+  gsize n = 0;
+  while (g_ascii_isalpha (text[n]))
+    n++;
+  g_autofree char *word = g_ascii_strdown (text, n);
+  return in_list (word, pronouns) && (text[n] == ' ' || text[n] == '\'');
+}
+
+/* A line whose subject is a pronoun leans on what was said before; when it writes two words side by side that
+ * are new in the window ("rejection letter") and exactly one memory turn states them side by side too, that turn
+ * is the thing it tells more about, and the pair is what the line calls it. (One shared word is too weak.) */
+static CatchupSummaryItem *
+resolve_phrase (const CatchupCandidate *c, const CatchupSummaryRefs *r, GHashTable *wanted, guint max_chars)
+{
+  if (!opens_with_pronoun (c->clean))
+    return NULL;
+  g_autoptr (GArray) pairs = word_pairs (c->clean);
+  for (guint i = 0; i < pairs->len; i++) {
+    const Pair *pair = &g_array_index (pairs, Pair, i);
+    g_auto (GStrv) terms = g_strsplit (pair->key, " ", 2);
+    if (!g_hash_table_contains (wanted, terms[0]) || !g_hash_table_contains (wanted, terms[1]) ||
+        in_stem_list (terms[0], generic_nouns) || in_stem_list (terms[1], generic_nouns) ||
+        GPOINTER_TO_UINT (g_hash_table_lookup (r->pair_df, pair->key)) != 1)
+      continue;
+    for (guint t = 0; t < r->pairs->len; t++) {
+      const CatchupMessage *turn = r->mem->turns->pdata[t];
+      if (!g_hash_table_contains (r->pairs->pdata[t], pair->key) || !turn->id || turn->ts > c->msg->ts)
+        continue;
+      g_autoptr (GHashTable) focus = g_hash_table_new (g_str_hash, g_str_equal);
+      g_hash_table_add (focus, terms[0]);
+      g_hash_table_add (focus, terms[1]);
+      g_autofree char *clean = catchup_summary_clean (turn->text);
+      g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+      return catchup_summary_item_new (pair->label, turn->id, turn->speaker, turn->ts, quote);
+    }
+  }
+  return NULL;
+}
+
+/* "our last one" in "another painting like our last one": the words of the one-phrase and where its noun is. */
+typedef struct {
+  char *label;   /* "our last one" */
+  char *noun;    /* the noun it stands for, "painting" */
+  char *term;    /* and its term, "paint" */
+  Owner owner;
+} OnePhrase;
+
+/* The words of a sentence, casefolded: letters and digits, or NULL past its end. */
+static GPtrArray *
+sentence_words (const char *folded, const char **cursor)
+{
+  const char *p = *cursor;
+  if (!*p)
+    return NULL;
+  GPtrArray *words = g_ptr_array_new_with_free_func (g_free);
+  while (*p) {
+    gboolean end = strchr (".!?", *p) && (p[1] == ' ' || p[1] == '\0');
+    if (g_ascii_isalnum (*p)) {
+      const char *w = p;
+      while (g_ascii_isalnum (*p))
+        p++;
+      g_ptr_array_add (words, g_strndup (w, p - w));
+      continue;
+    }
+    p++;
+    if (end)
+      break;
+  }
+  *cursor = p;
+  return words;
+}
+
+static gboolean
+word_in (GPtrArray *words, gint i, const char *const *list)
+{
+  return i >= 0 && (guint) i < words->len && in_list (words->pdata[i], list);
+}
+
+/* "another painting like our last one", "a cake just like my first one": a noun phrase that a one-phrase of the
+ * same sentence stands in for, compared with it. Only this shape: which noun a bare "the last one" stands for is
+ * otherwise a guess. */
+static gboolean
+one_phrase (const char *folded, OnePhrase *out)
+{
+  static const char *const owners[] = { "my", "our", "your", "the", NULL };
+  static const char *const which[] = { "last", "latest", "previous", "first", "old", NULL };
+  static const char *const compare[] = { "like", "as", "than", NULL };
+  static const char *const determiners[] = { "a", "an", "another", "the", "this", "that", "my", "our", "new", NULL };
+  const char *cursor = folded;
+  for (GPtrArray *words; (words = sentence_words (folded, &cursor)); g_ptr_array_unref (words))
+    for (gint i = 4; i < (gint) words->len; i++) {
+      if (!g_str_equal (words->pdata[i], "one") || !word_in (words, i - 1, which) ||
+          !word_in (words, i - 2, owners) || !word_in (words, i - 3, compare))
+        continue;
+      gint noun = i - 4;
+      /* "just like" */
+      if (noun > 0 && g_str_equal (words->pdata[noun], "just"))
+        noun--;
+      if (noun < 1 || !word_in (words, noun - 1, determiners))
+        continue;
+      g_autoptr (GPtrArray) terms = catchup_summary_terms (words->pdata[noun]);
+      if (terms->len != 1 || in_stem_list (terms->pdata[0], generic_nouns))
+        continue;
+      char *label = g_strdup_printf ("%s %s one", (char *) words->pdata[i - 2], (char *) words->pdata[i - 1]);
+      *out = (OnePhrase) { label, g_strdup (words->pdata[noun]), g_strdup (terms->pdata[0]), owner_of (label) };
+      g_ptr_array_unref (words);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* "our last one" is the latest thing of that kind its owner told about: the latest memory turn by its owner that
+ * states the noun, unless the window has told of one before the line. */
+static CatchupSummaryItem *
+resolve_one (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index, guint max_chars)
+{
+  OnePhrase one;
+  if (!one_phrase (c->folded, &one))
+    return NULL;
+  g_autofree char *label = one.label, *noun = one.noun, *term = one.term;
+  /* "our" is the speaker's, or the group's that the speaker is in */
+  Owner owner = g_str_has_prefix (label, "our ") ? OWNER_SPEAKER : one.owner;
+  /* "that painting is awesome" about the other's painting is not the owner telling of theirs */
+  g_autofree char *mine = g_strconcat ("my ", noun, NULL), *ours = g_strconcat ("our ", noun, NULL);
+  for (guint i = 0; i < index; i++) {
+    const CatchupCandidate *w = &g_array_index (r->cands, CatchupCandidate, i);
+    if (owner_fits (owner, w->msg, c->msg) &&
+        (catchup_text_has_folded_phrase (w->folded, mine) || catchup_text_has_folded_phrase (w->folded, ours)))
+      return NULL;
+  }
+  for (guint i = r->mem->turns->len; i-- > 0;) {
+    const CatchupMessage *t = r->mem->turns->pdata[i];
+    if (!t->id || t->ts > c->msg->ts || !owner_fits (owner, t, c->msg) || !in_terms (r->stated->pdata[i], term))
+      continue;
+    g_autoptr (GHashTable) focus = g_hash_table_new (g_str_hash, g_str_equal);
+    g_hash_table_add (focus, term);
+    g_autofree char *clean = catchup_summary_clean (t->text);
+    g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+    return catchup_summary_item_new (label, t->id, t->speaker, t->ts, quote);
+  }
+  return NULL;
+}
+
+/* The person of the room a line opens by addressing ("yuki_n: I need your piece"), casefolded, or NULL. */
+static const char *
+addressed (const CatchupSummaryRefs *r, const CatchupCandidate *c)
+{
+  g_autofree char *speaker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
+  GHashTableIter it;
+  gpointer person;
+  g_hash_table_iter_init (&it, r->people);
+  while (g_hash_table_iter_next (&it, &person, NULL)) {
+    gsize n = strlen (person);
+    if (n > 0 && g_str_has_prefix (c->folded, person) && (c->folded[n] == ':' || c->folded[n] == ',') &&
+        !g_str_equal (person, speaker))
+      return person;
+  }
+  return NULL;
+}
+
+/* "your piece", "your part": what the addressee is to deliver, a word that names no thing of its own. */
+static char *
+vague_yours (const char *folded)
+{
+  static const char *const vague[] = { "piece", "part", "bit", "bits", "share", "stuff", "thing", "things", NULL };
+  for (guint i = 0; vague[i]; i++) {
+    g_autofree char *phrase = g_strconcat ("your ", vague[i], NULL);
+    if (catchup_text_has_folded_phrase (folded, phrase))
+      return g_steal_pointer (&phrase);
+  }
+  return NULL;
+}
+
+/* Whether a memory turn gives the addressee a task: they take it on ("I'll rework the packaging", "I can do a
+ * backport patch") or someone writes their name ("yuki_n prepares a backport patch"). */
+static gboolean
+tasks (const CatchupMessage *t, const char *person)
+{
+  static const char *const takes_on[] = { "i'll", "i will", "i can", "i'm going to", "will do", NULL };
+  g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);
+  g_autofree char *speaker = g_utf8_casefold (t->speaker ? t->speaker : "", -1);
+  if (g_str_equal (speaker, person))
+    return catchup_summary_has_any (folded, takes_on);
+  return catchup_text_has_folded_phrase (folded, person);
+}
+
+/* "yuki_n: I need your piece by noon tomorrow … put it in patches/": the addressee's part is the task the memory
+ * gave them that shares a word with the line (the backport patch), when one such task stands out. */
+static CatchupSummaryItem *
+resolve_yours (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max_chars)
+{
+  const char *person = addressed (r, c);
+  g_autofree char *label = person ? vague_yours (c->folded) : NULL;
+  if (!label)
+    return NULL;
+  /* the words of the line that can tie it to a task: not the addressee's name, which every candidate has */
+  g_autoptr (GPtrArray) line_terms = said_terms (c->clean);
+  g_autoptr (GPtrArray) name = said_terms (person);
+  g_autoptr (GHashTable) wanted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < line_terms->len; i++)
+    if (!in_stem_list (line_terms->pdata[i], generic_nouns) && !in_terms (name, line_terms->pdata[i]))
+      g_hash_table_add (wanted, g_strdup (line_terms->pdata[i]));
+  gint best = -1, second = -1;
+  double best_score = 0, second_score = 0;
+  for (guint i = 0; i < r->mem->turns->len; i++) {
+    const CatchupMessage *t = r->mem->turns->pdata[i];
+    if (!t->id || t->ts > c->msg->ts || !tasks (t, person))
+      continue;
+    Evidence e = evidence_of (r, i, wanted, NULL);
+    if (e.shared == 0)
+      continue;
+    /* among equals the later turn: what holds now */
+    if (e.score >= best_score) {
+      second = best, second_score = best_score;
+      best = (gint) i, best_score = e.score;
+    } else if (e.score >= second_score) {
+      second = (gint) i, second_score = e.score;
+    }
+  }
+  if (best < 0 || (second >= 0 && second_score >= best_score * AMBIGUOUS_RATIO &&
+                   !same_subject (r->terms->pdata[best], r->terms->pdata[second])))
+    return NULL;
+  const CatchupMessage *turn = r->mem->turns->pdata[best];
+  g_autoptr (GHashTable) focus = catchup_summary_term_set (r->terms->pdata[best]);
+  GHashTableIter it;
+  gpointer term;
+  g_hash_table_iter_init (&it, focus);
+  while (g_hash_table_iter_next (&it, &term, NULL))
+    if (!g_hash_table_contains (wanted, term))
+      g_hash_table_iter_remove (&it);
+  g_autofree char *clean = catchup_summary_clean (turn->text);
+  g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+  return catchup_summary_item_new (label, turn->id, turn->speaker, turn->ts, quote);
 }
 
 void
@@ -827,9 +1288,16 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
   g_autoptr (GPtrArray) none = g_ptr_array_new ();
   if (!refs->mem || !refs->mem->turns || refs->mem->turns->len == 0)
     return;
-  CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, max_chars);
+  g_autoptr (GHashTable) wanted = new_terms (refs, c, index);
+  CatchupSummaryItem *item = resolve_line (c, refs, exprs ? exprs : none, index, wanted, max_chars);
   if (!item)
     item = resolve_reply (c, refs, index, max_chars);
+  if (!item)
+    item = resolve_phrase (c, refs, wanted, max_chars);
+  if (!item)
+    item = resolve_one (c, refs, index, max_chars);
+  if (!item)
+    item = resolve_yours (c, refs, max_chars);
   if (item)
     g_ptr_array_add (items, item);
 }

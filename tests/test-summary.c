@@ -1490,6 +1490,182 @@ test_reference_lead_in_reply (void)
     g_assert_cmpstr (((const CatchupSummaryItem *) context->pdata[i])->id, !=, "p2");
 }
 
+/* Whether the line about id in the summary of rows (memory past, nothing flagged) has a reference to turn. */
+static gboolean
+cites (const Row *rows, guint n, const Row *past, guint n_past, const char *id, const char *turn)
+{
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, NULL, NULL, CATCHUP_LENGTH_DETAILED);
+  GPtrArray *context = context_of (s, id);
+  for (guint i = 0; context && i < context->len; i++)
+    if (g_strcmp0 (((const CatchupSummaryItem *) context->pdata[i])->id, turn) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+#define CITES(rows, past, id, turn) cites (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), id, turn)
+
+/* A copy of rows (size bytes) with the text of row k changed: the same exchange with one message told otherwise. */
+static void
+with_text (Row *out, const Row *rows, gsize size, guint k, const char *text)
+{
+  memcpy (out, rows, size);
+  out[k].text = text;
+}
+
+/* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
+ * a turn that names the report, or names two more of the line's names besides ("GCC", "Clang"), is. */
+static void
+test_reference_name_modifier (void)
+{
+  const Row generic[] = {
+    { "p1", T0 - DAY, "mira", "what I check in any new header: who owns every pointer, and whether we can extend it without breaking ABI" },
+  };
+  const Row report[] = {
+    { "p1", T0 - DAY, "pbaird", "the ABI report is up: two accessors vanished when the struct became opaque" },
+  };
+  const Row abi_rows[] = {
+    { "w1", T0, "tkovac", "so, re the two accessors from the ABI report: they come back as exported functions over the opaque struct" },
+    { "w2", T0 + MIN_, "dfarrow", "ok" },
+  };
+  const Row floors[] = {
+    { "p1", T0 - DAY, "gsteen", "amendment: MSVC floor is VS 2022 17.5 instead of 2019 16.8. GCC and Clang floors unchanged" },
+  };
+  const Row msvc_rows[] = {
+    { "w1", T0, "mira", "updating the toolchains table: the MSVC row gets the new minimum, the gcc/clang rows stay as voted" },
+    { "w2", T0 + MIN_, "gsteen", "ok" },
+  };
+
+  g_assert_false (CITES (abi_rows, generic, "w1", "p1"));
+  g_assert_true (CITES (abi_rows, report, "w1", "p1"));
+  g_assert_true (CITES (msvc_rows, floors, "w1", "p1"));
+}
+
+/* A message that opens with a pronoun leans on what was said before it: two words it writes side by side that
+ * exactly one memory turn states side by side too ("rejection letter") are that turn's. Two such turns (two
+ * letters) are ambiguous, and a message without the pronoun tells its own news: no line for either. */
+static void
+test_reference_pronoun_phrase (void)
+{
+  const Row one[] = {
+    { "p1", T0 - 10 * MIN_, "joanna", "after finishing my screenplay I got a rejection letter from a major company" },
+    { "p2", T0 - 5 * MIN_, "nate", "sorry to hear that, did something happen with the company?" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "joanna", "They just sent me a generic rejection letter without much feedback." },
+    { "w2", T0 + MIN_, "nate", "ugh, so frustrating" },
+  };
+  Row two[G_N_ELEMENTS (one)], own[G_N_ELEMENTS (rows)];
+  with_text (two, one, sizeof one, 1, "and my cousin got a rejection letter from the bank about the loan");
+  two[1].speaker = "joanna";
+  with_text (own, rows, sizeof rows, 0, "Today the post brought a generic rejection letter without much feedback.");
+
+  g_assert_true (REF_SHOWN (rows, one, NULL, "rejection letter"));
+  g_assert_true (CITES (rows, one, "w1", "p1"));
+  g_assert_false (CITES (rows, two, "w1", "p1") || CITES (rows, two, "w1", "p2"));
+  g_assert_false (CITES (own, one, "w1", "p1"));
+}
+
+/* "another painting like our last one" stands for the latest painting its speaker told of: a memory turn of
+ * theirs, not the other person's painting, and none when the window has told of theirs before the line. */
+static void
+test_reference_one_phrase (void)
+{
+  const Row past[] = {
+    { "p1", T0 - 3 * DAY, "melanie", "We love painting together lately. Here's our latest work from last weekend, a sunset." },
+    { "p2", T0 - 2 * DAY, "caroline", "I finished a painting of a tree for the art show" },
+  };
+  const Row others[] = {
+    { "p2", T0 - 2 * DAY, "caroline", "I finished a painting of a tree for the art show" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "caroline", "that painting of mine goes to the show next month" },
+    { "w2", T0 + MIN_, "melanie", "Gorgeous! My kids and I just finished another painting like our last one." },
+    { "w3", T0 + 2 * MIN_, "caroline", "can't wait to see it" },
+  };
+  const Row told[] = {
+    { "w1", T0, "melanie", "our painting from the lake is drying on the porch" },
+    { "w2", T0 + MIN_, "melanie", "Gorgeous! My kids and I just finished another painting like our last one." },
+    { "w3", T0 + 2 * MIN_, "caroline", "can't wait to see it" },
+  };
+
+  g_assert_true (REF_SHOWN (rows, past, NULL, "our last one"));
+  g_assert_true (CITES (rows, past, "w2", "p1"));
+  g_assert_false (CITES (rows, others, "w2", "p2"));
+  g_assert_false (CITES (told, past, "w2", "p1"));
+}
+
+/* "yuki_n: I need your piece … put it in patches/" is the task the memory gave the addressee that shares a word
+ * with the line. Not addressed, it is nobody's in particular; two tasks that fit as well are ambiguous. */
+static void
+test_reference_addressed_yours (void)
+{
+  const Row past[] = {
+    { "p1", T0 - 2 * DAY, "yuki_n", "I'll rework the debian packaging once rc1 is out" },
+    { "p2", T0 - DAY, "tkovac", "ok: yuki_n prepares a backport patch against 2.8.6 and we attach it to the advisory" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "tkovac", "yuki_n: I need your piece by noon tomorrow. put it in patches/ next to the others" },
+    { "w2", T0 + MIN_, "yuki_n", "will do" },
+  };
+  Row two[G_N_ELEMENTS (past)], unaddressed[G_N_ELEMENTS (rows)];
+  with_text (two, past, sizeof past, 0, "I can write the patch notes for the fedora side");
+  with_text (unaddressed, rows, sizeof rows, 0, strchr (rows[0].text, ' ') + 1);
+
+  g_assert_true (REF_SHOWN (rows, past, NULL, "your piece"));
+  g_assert_true (CITES (rows, past, "w1", "p2"));
+  g_assert_false (CITES (unaddressed, past, "w1", "p2"));
+  g_assert_false (CITES (rows, two, "w1", "p1") || CITES (rows, two, "w1", "p2"));
+}
+
+/* The window's first message answers the other person's question just before the window: "this story" is the
+ * one it tells about, not an earlier turn's story. When the turn before asks nothing, it is looked up. */
+static void
+test_reference_demonstrative_answer (void)
+{
+  const Row past[] = {
+    { "p1", T0 - DAY, "nate", "I watched a movie recently, the acting was awesome and the story was so captivating" },
+    { "p2", T0 - 30, "nate", "Is there a favorite piece from your early writings that stands out to you?" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "joanna", "Yup, I still remember this story from when I was 10, the acting of a brave turtle was so captivating" },
+    { "w2", T0 + MIN_, "nate", "love it" },
+  };
+  Row told[G_N_ELEMENTS (past)];
+  with_text (told, past, sizeof past, 1, "Those old notebooks of yours must be full of ideas.");
+  for (guint k = 0; k < 2; k++) {
+    g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+    CatchupMemory *mem = memory_new (k == 0 ? past : told, G_N_ELEMENTS (past));
+    g_hash_table_insert (mem->gap_of, g_strdup ("p2"), GINT_TO_POINTER (0));
+    memory_add_gap (mem, "w1", "this story", "this story", NULL);
+    g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
+    memory_free (mem);
+    g_assert_cmpint (has_ref (s, "this story"), ==, k == 1);
+  }
+}
+
+/* A reference quotes what the speaker said about the referent, not the caption of their photo of it; a caption
+ * only when nothing said names it. */
+static const Row store_memory[] = {
+  { "p1", T0 - DAY, "gina", "Things have been hectic. I just launched an ad campaign for my clothing store downtown. "
+                            "[shares a photo: a photo of a clothing store downtown with clothes on display]" },
+};
+
+static const Row store_window[] = {
+  { "w1", T0, "jon", "congrats on the clothing store downtown! the dance studio is on tenuous grounds right now" },
+  { "w2", T0 + MIN_, "gina", "thanks!" },
+};
+
+static void
+test_reference_quote_not_caption (void)
+{
+  g_autoptr (CatchupSummary) s =
+    summarize_rows (store_window, G_N_ELEMENTS (store_window), store_memory, G_N_ELEMENTS (store_memory), "w1",
+                    "the clothing store downtown", CATCHUP_LENGTH_DETAILED);
+
+  g_assert_true (has_context (s, "ad campaign for my clothing store"));
+  g_assert_false (has_context (s, "[shares"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1536,5 +1712,11 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-cases", test_reference_cases);
   g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
+  g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
+  g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
+  g_test_add_func ("/catchup/summary/reference-one-phrase", test_reference_one_phrase);
+  g_test_add_func ("/catchup/summary/reference-addressed-yours", test_reference_addressed_yours);
+  g_test_add_func ("/catchup/summary/reference-demonstrative-answer", test_reference_demonstrative_answer);
+  g_test_add_func ("/catchup/summary/reference-quote-not-caption", test_reference_quote_not_caption);
   return g_test_run ();
 }
