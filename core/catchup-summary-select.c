@@ -412,12 +412,26 @@ foretells (const char *folded, const char *cue)
   }
 }
 
-/* "not instead of it", "haven't decided", "no decision yet": a decision cue that is negated decides nothing. */
+/* "not instead of it", "haven't decided", "no decision yet": a decision cue that is negated decides nothing;
+ * "reworked per gsteen's amendment" acts on a decision made before. */
 static gboolean
 negated (const char *folded, const char *cue)
 {
   static const char *const negations[] = { "not", "no", "never", "haven't", "hasn't", "didn't", "don't", "isn't",
-                                           "nothing", NULL };
+                                           "nothing", "per", "per the", NULL };
+  for (const char *p = strstr (folded, cue); p; p = strstr (p + 1, cue)) {
+    /* "per gsteen's amendment", "per Friday's call" */
+    const char *q = p;
+    while (q > folded && q[-1] == ' ')
+      q--;
+    if (q - folded >= 2 && q[-1] == 's' && (q[-2] == '\'' || g_str_has_prefix (q - 4 > folded ? q - 4 : folded, "’")))
+      for (const char *w = q - 2; w > folded; w--)
+        if (w[-1] == ' ') {
+          if (w - folded >= 4 && strncmp (w - 4, "per ", 4) == 0)
+            return TRUE;
+          break;
+        }
+  }
   for (guint i = 0; negations[i]; i++) {
     g_autofree char *phrase = g_strconcat (negations[i], " ", cue, NULL);
     g_autofree char *yet = g_strconcat (negations[i], " yet ", cue, NULL);

@@ -203,6 +203,8 @@ facts_clear (Facts *f)
 }
 
 /* The values a text states and its other content terms. People are the room's speakers it names. */
+#define MAX_NUMBERS 3
+
 /* "Hey Joanna", "thanks ravi": the name after a greeting addresses a person, it is no state. */
 static const char *const greetings[] = { "hey", "hi", "hello", "thanks", "thx", "ty", "congrats", "morning", "bye",
                                          "night", "welcome", NULL };
@@ -240,6 +242,9 @@ facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_spe
     if (k != N_VALUE_KINDS)
       g_hash_table_add (f->values[k], g_strdup (w));
   }
+  /* "(1) … (2) … (5)", "14 total, 12 closed, 2 open": a list or a tally, not one value that a state holds */
+  if (g_hash_table_size (f->values[VALUE_NUMBER]) > MAX_NUMBERS)
+    g_hash_table_remove_all (f->values[VALUE_NUMBER]);
   f->words = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint t = 0; t < terms->len; t++) {
     const char *term = terms->pdata[t];
@@ -431,7 +436,7 @@ static const char *const vague_words[] = {
 };
 
 /* The word of clean as it was written whose term is term: a whole word, no contraction ("doesn't" gives the
- * term "doesn", which is no word), no vague word; NULL when there is none. */
+ * term "doesn", which is no word), no vague word, not the message's first; NULL when there is none. */
 static char *
 surface_word (const char *clean, const char *term)
 {
@@ -440,7 +445,9 @@ surface_word (const char *clean, const char *term)
   for (guint i = 0; words[i]; i++) {
     const char *w = words[i];
     g_autofree char *lower = g_utf8_strdown (w, -1);
-    if (strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words))
+    /* the first word of a message reacts ("understood, I'll make it"); a word in -ly says how, not what */
+    if (i == 0 || strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words) ||
+        g_str_has_suffix (lower, "ly"))
       continue;
     g_autoptr (GPtrArray) terms = catchup_summary_terms (w);
     if (terms->len == 1 && g_str_equal (terms->pdata[0], term))
@@ -449,16 +456,21 @@ surface_word (const char *clean, const char *term)
   return NULL;
 }
 
-/* The keyword of a topic: its best line's rarest longer word, as written. */
+/* The keyword of a topic: its best line's rarest longer word, as written, that another message of the window
+ * uses too (what a topic is about comes up more than once; "fwiw" and "understood" do not name it); the rarest
+ * word at all when none does. */
 static char *
 keyword (const CatchupCandidate *c, GHashTable *df)
 {
   char *best = NULL;
   guint best_df = G_MAXUINT;
+  gboolean best_shared = FALSE;
   for (guint t = 0; t < c->terms->len; t++) {
     const char *term = c->terms->pdata[t];
     guint d = GPOINTER_TO_UINT (g_hash_table_lookup (df, term));
-    if (strlen (term) < 4 || g_ascii_isdigit (term[0]) || d >= best_df)
+    gboolean shared = d >= 2;
+    if (strlen (term) < 4 || g_ascii_isdigit (term[0]) || (best_shared && !shared) ||
+        (shared == best_shared && d >= best_df))
       continue;
     char *word = surface_word (c->clean, term);
     if (!word)
@@ -466,6 +478,7 @@ keyword (const CatchupCandidate *c, GHashTable *df)
     g_free (best);
     best = word;
     best_df = d;
+    best_shared = shared;
   }
   return best;
 }

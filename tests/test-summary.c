@@ -1104,6 +1104,10 @@ test_tag_and_forecast (void)
                    !=, CATCHUP_SECTION_DECISIONS);
   g_assert_cmpint (section_alone ("mira", "from now on we squash-merge every PR into main"), ==,
                    CATCHUP_SECTION_DECISIONS);
+  /* a cue after "per X's" acts on an earlier decision */
+  g_assert_cmpint (section_alone ("pbaird", "windows matrix reworked per gsteen's amendment: the 2019 image is gone, "
+                                            "and we now build with the oldest supported MSVC plus latest"),
+                   !=, CATCHUP_SECTION_DECISIONS);
   /* a negated cue decides nothing */
   g_assert_cmpint (section_alone ("tkovac", "that's still a nice headline for the release notes. and whatever the "
                                             "reader adds later comes on top of that, not instead of it"),
@@ -1200,6 +1204,27 @@ test_caption_no_state (void)
   g_assert_nonnull (line);
   g_assert_cmpuint (line->supersedes->len, ==, 0);
   memory_free (mem);
+}
+
+/* A numbered list or a tally states no value: "(1) … (5) splitting big PRs early instead of in freeze week"
+ * revises no earlier line with a number in it. */
+static void
+test_list_no_revision (void)
+{
+  const Row rows[] = {
+    { "l1", T0, "dfarrow", "#1473 is up, the header split. it touches 14 files but it's almost all moving struct "
+                           "bodies around, big PRs like this need an early review" },
+    { "l2", T0 + DAY, "mira", "retro notes: (1) a C++ consumer check, (2) run abidiff before rc1, (3) key expiry "
+                              "check, (4) big-endian back in the required set, (5) splitting big PRs early instead "
+                              "of in freeze week" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *later = line_for (s, "l2");
+
+  g_assert_nonnull (later);
+  g_assert_cmpuint (later->supersedes->len, ==, 0);
+  g_assert_nonnull (line_for (s, "l1"));
 }
 
 static const Row pet_memory[] = {
@@ -1702,6 +1727,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/excerpt-at-news", test_excerpt_at_news);
   g_test_add_func ("/catchup/summary/reply-time-format", test_reply_time_format);
   g_test_add_func ("/catchup/summary/caption-no-state", test_caption_no_state);
+  g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
