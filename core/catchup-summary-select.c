@@ -415,22 +415,22 @@ foretells (const char *folded, const char *cue)
 /* "not instead of it", "haven't decided", "no decision yet": a decision cue that is negated decides nothing;
  * "reworked per gsteen's amendment" acts on a decision made before. */
 static gboolean
-negated (const char *folded, const char *cue)
+not_deciding (const char *folded, const char *cue)
 {
   static const char *const negations[] = { "not", "no", "never", "haven't", "hasn't", "didn't", "don't", "isn't",
                                            "nothing", "per", "per the", NULL };
+  /* "per gsteen's amendment", "per Friday's call": "per" and a possessive word before the cue */
   for (const char *p = strstr (folded, cue); p; p = strstr (p + 1, cue)) {
-    /* "per gsteen's amendment", "per Friday's call" */
-    const char *q = p;
-    while (q > folded && q[-1] == ' ')
-      q--;
-    if (q - folded >= 2 && q[-1] == 's' && (q[-2] == '\'' || g_str_has_prefix (q - 4 > folded ? q - 4 : folded, "’")))
-      for (const char *w = q - 2; w > folded; w--)
-        if (w[-1] == ' ') {
-          if (w - folded >= 4 && strncmp (w - 4, "per ", 4) == 0)
-            return TRUE;
-          break;
-        }
+    const char *end = p;
+    while (end > folded && end[-1] == ' ')
+      end--;
+    const char *start = end;
+    while (start > folded && start[-1] != ' ')
+      start--;
+    g_autofree char *word = g_strndup (start, end - start);
+    gboolean possessive = g_str_has_suffix (word, "'s") || g_str_has_suffix (word, "’s");
+    if (possessive && start - folded >= 4 && strncmp (start - 4, "per ", 4) == 0)
+      return TRUE;
   }
   for (guint i = 0; negations[i]; i++) {
     g_autofree char *phrase = g_strconcat (negations[i], " ", cue, NULL);
@@ -450,7 +450,7 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
     for (guint i = 0; cue_classes[c].cues[i]; i++) {
       if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]) ||
           foretells (folded, cue_classes[c].cues[i]) ||
-          (cue_classes[c].worth == CATCHUP_WORTH_DECISION && negated (folded, cue_classes[c].cues[i])))
+          (cue_classes[c].worth == CATCHUP_WORTH_DECISION && not_deciding (folded, cue_classes[c].cues[i])))
         continue;
       if ((*hits)++ == 0) {
         *worth = cue_classes[c].worth;
