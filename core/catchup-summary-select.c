@@ -786,6 +786,57 @@ link_answers (GArray *cands)
   }
 }
 
+/* ---- leaning on history ---- */
+
+/* What a returning reader most needs spelled out leans on what was said before the window: "the same trick ravi
+ * found", "the other spot", "ravi's thing", "per Friday's call", "not repeating last time". */
+static const char *const history_phrases[] = {
+  "the same", "the other", "last time", "as discussed", "as agreed", "as planned", "not repeating", "once again",
+  "re the", "like before", NULL,
+};
+static const char *const weekdays[] = {
+  "monday's", "tuesday's", "wednesday's", "thursday's", "friday's", "saturday's", "sunday's", "yesterday's",
+  "today's", "last week's", NULL,
+};
+
+/* "ravi's thing": a person of the room or a day, in the possessive, before a noun. */
+static gboolean
+possessive_reference (const char *folded, GArray *people)
+{
+  for (const char *p = strstr (folded, "'s "); p; p = strstr (p + 1, "'s ")) {
+    const char *start = p;
+    while (start > folded && start[-1] != ' ' && start[-1] != '(')
+      start--;
+    g_autofree char *owner = g_strndup (start, p + 2 - start);
+    g_autofree char *noun = g_strndup (p + 3, strcspn (p + 3, " ,.;:!?)"));
+    /* "ravi's been …" is "ravi has" */
+    if (!g_ascii_isalpha (noun[0]) || catchup_text_is_stop_word (noun) || g_str_has_suffix (noun, "ed") ||
+        g_str_has_suffix (noun, "ing"))
+      continue;
+    if (g_strv_contains (weekdays, owner))
+      return TRUE;
+    owner[strlen (owner) - 2] = '\0';
+    for (guint i = 0; i < people->len; i++)
+      if (g_str_equal (g_array_index (people, Person, i).folded, owner))
+        return TRUE;
+  }
+  return FALSE;
+}
+
+#define HISTORY_BONUS 0.5
+
+static void
+weigh_history (GArray *cands)
+{
+  g_autoptr (GArray) people = people_of (cands);
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = cand (cands, i);
+    if (c->score > 0 && (catchup_summary_has_any (c->folded, history_phrases) ||
+                         possessive_reference (c->folded, people)))
+      c->score += HISTORY_BONUS;
+  }
+}
+
 /* A message that fits the line is shown whole, but for an opening greeting ("Hey John!", "Thanks!"): an
  * excerpt that starts at the sentence a focus matches cut the claim away from short messages ("thanks, I'll look
  * after final. I want to give the reader API a proper read" kept only the second sentence; "yes, both. …" lost
@@ -1351,6 +1402,7 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   g_autoptr (GArray) cands = make_candidates (window, mem);
 
   link_answers (cands);
+  weigh_history (cands);
   weigh_references (cands, mem, profile->context_chars);
   guint topics = catchup_summary_topics (cands);
   catchup_summary_supersede (cands, mem);

@@ -1227,6 +1227,25 @@ test_list_no_revision (void)
   g_assert_nonnull (line_for (s, "l1"));
 }
 
+/* A line that leans on what was said before the window ("the same trick ravi found", "per Friday's call") is what
+ * a returning reader most needs: among lines of equal weight it is chosen first. */
+static void
+test_history_first (void)
+{
+  const Row rows[] = {
+    { "h1", T0, "dfarrow", "pushed the importer cleanup with the same trick ravi found, tests pass" },
+    { "h2", T0 + 5 * MIN_, "pbaird", "pushed the docs cleanup to main, the links pass on every page" },
+    { "h3", T0 + 10 * MIN_, "ravi", "pushed the parser cleanup to main, the tests pass on every runner" },
+    { "h4", T0 + 15 * MIN_, "gsteen", "pushed the logging cleanup to main, the checks pass on every build" },
+    { "h5", T0 + 20 * MIN_, "yuki_n", "pushed the packaging cleanup to main, the builds pass on every arch" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  g_assert_cmpuint (s->lines->len, <, G_N_ELEMENTS (rows));
+  g_assert_nonnull (line_for (s, "h1"));
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1728,6 +1747,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reply-time-format", test_reply_time_format);
   g_test_add_func ("/catchup/summary/caption-no-state", test_caption_no_state);
   g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
+  g_test_add_func ("/catchup/summary/history-first", test_history_first);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
