@@ -1264,18 +1264,20 @@ tells_news (const CatchupCandidate *c)
   return catchup_summary_has_any (stated->str, first_person) && count_terms (stated->str) >= 6;
 }
 
-/* The line's text keeps a gap-bearing line's expression in view, or its reference dangles. */
+/* The line's text keeps the expression its reference explains in view, or the reference dangles. */
 static char *
-line_text (const CatchupCandidate *c, CatchupMemory *mem, GHashTable *first_use, guint max_chars)
+line_text (const CatchupCandidate *c, GHashTable *first_use, guint max_chars)
 {
   /* a question shown with its answer must show what it asks; a statement that ends in a request ("they come
    * back in rc2 … dfarrow can you do that one too?") keeps its statement */
   g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && !tells_news (c)
                                    ? catchup_summary_question_focus (c->clean)
                                                 : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; mem && c->answer < 0 && i < c->gaps->len; i++) {
-    CatchupGap *gap = mem->gaps->pdata[g_array_index (c->gaps, guint, i)];
-    g_autoptr (GPtrArray) terms = catchup_summary_terms (gap->expression);
+  /* the expressions a "↳" line explains stay in view; an expression the detector flagged that nothing explains
+   * is no reason to cut the line ("I just joined a new LGBTQ activist group" was cut for "a real difference") */
+  for (guint i = 0; c->answer < 0 && i < c->context->len; i++) {
+    const CatchupSummaryItem *item = c->context->pdata[i];
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (item->ref ? item->ref : "");
     for (guint t = 0; t < terms->len; t++)
       g_hash_table_add (focus, g_strdup (terms->pdata[t]));
   }
@@ -1303,7 +1305,7 @@ static CatchupSummaryLine *
 make_line (GArray *cands, guint i, CatchupMemory *mem, GHashTable *first_use, const Budget *b)
 {
   CatchupCandidate *c = cand (cands, i);
-  g_autofree char *text = line_text (c, mem, first_use, b->line_chars);
+  g_autofree char *text = line_text (c, first_use, b->line_chars);
   CatchupSummaryLine *line = catchup_summary_line_new (section_of (c), c->msg->id, c->msg->speaker, c->msg->ts,
                                                        text);
   g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&c->context));
