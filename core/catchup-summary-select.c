@@ -85,7 +85,8 @@ static const char *const decision_cues[] = {
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
   "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", "needs an ack", "needs the usual ack",
-  "needs a review", "needs review", "sign-off", NULL,
+  "needs a review", "needs review", "sign-off", "want to come", "wanna come", "want to join", "would you like to",
+  "do you want to", "you're welcome to", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
@@ -169,7 +170,8 @@ count_words_of (const char *folded, const char *const *list)
 /* Reactions that open a message ("Wow, that sounds great!"): what follows them is what counts. */
 static const char *const reactions[] = {
   "wow", "that's", "thats", "sounds", "awesome", "cool", "nice", "congrats", "congratulations", "aww", "omg",
-  "haha", "great", "amazing", "glad", "so happy", "that sounds", "what a", NULL,
+  "haha", "great", "amazing", "glad", "so happy", "that sounds", "what a", "that looks", "looks", "mmm", "yum",
+  "ooh", NULL,
 };
 
 gboolean
@@ -759,9 +761,10 @@ find_answer (GArray *cands, guint q, GArray *people)
     gboolean at_once = two_people && j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
     if (!at_once && !takes_up (r, c))
       return -1;
-    /* a counter-question is no answer; "yes, and when?" is */
+    /* a counter-question is no answer; "yes, and when?" is; the answer may follow it ("Is it lactose-free?" …
+     * "Sure! I'll come over tomorrow") */
     if (is_counter_question (r))
-      return -1;
+      continue;
     return j;
   }
   return -1;

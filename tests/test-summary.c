@@ -1246,6 +1246,27 @@ test_history_first (void)
   g_assert_nonnull (line_for (s, "h1"));
 }
 
+/* An invitation is asked like a question, and its answer may come after a counter-question: "want to come over
+ * and try some?" … "Is it lactose-free?" … "Sure! I'll come over tomorrow". */
+static void
+test_invitation_answer (void)
+{
+  const Row rows[] = {
+    { "i1", T0, "Nate", "On another note, want to come over and try some of this? It's super yummy, just made it "
+                        "yesterday!" },
+    { "i2", T0 + MIN_, "Joanna", "Mmm, that looks delicious! Is it lactose-free by any chance?" },
+    { "i3", T0 + 2 * MIN_, "Nate", "Yep, I made it with coconut milk so it's lactose-free!" },
+    { "i4", T0 + 3 * MIN_, "Joanna", "Thanks so much, Nate! Sure! I'll come over tomorrow if that's fine." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "i1");
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->reply->pdata[0])->id, ==, "i4");
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1748,6 +1769,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/caption-no-state", test_caption_no_state);
   g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
   g_test_add_func ("/catchup/summary/history-first", test_history_first);
+  g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
