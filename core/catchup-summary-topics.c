@@ -435,52 +435,95 @@ static const char *const vague_words[] = {
   "yours", "mine", "where", "whether", NULL,
 };
 
-/* The word of clean as it was written whose term is term: a whole word, no contraction ("doesn't" gives the
- * term "doesn", which is no word), no vague word, not the message's first; NULL when there is none. */
-static char *
-surface_word (const char *clean, const char *term)
-{
-  g_auto (GStrv) words = g_strsplit_set (clean, " ,.;:!?()[]{}\"/", -1);
+typedef struct {
+  char *word;           /* without the punctuation around it */
+  gboolean starts;      /* the first word of a sentence */
+} Word;
 
-  for (guint i = 0; words[i]; i++) {
-    const char *w = words[i];
-    g_autofree char *lower = g_utf8_strdown (w, -1);
-    /* the first word of a message reacts ("understood, I'll make it"); a word in -ly says how, not what */
-    if (i == 0 || strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words) ||
-        g_str_has_suffix (lower, "ly"))
-      continue;
-    g_autoptr (GPtrArray) terms = catchup_summary_terms (w);
-    if (terms->len == 1 && g_str_equal (terms->pdata[0], term))
-      return g_strdup (w);
-  }
-  return NULL;
+static void
+word_clear (Word *w)
+{
+  g_free (w->word);
 }
 
-/* The keyword of a topic: its best line's rarest longer word, as written, that another message of the window
- * uses too (what a topic is about comes up more than once; "fwiw" and "understood" do not name it); the rarest
- * word at all when none does. */
-static char *
-keyword (const CatchupCandidate *c, GHashTable *df)
+/* The words of what a message's speaker wrote (its photo caption left out), each marked when it opens a
+ * sentence: a capital there names nothing. */
+static GArray *
+words_of (const char *clean)
 {
-  char *best = NULL;
-  guint best_df = G_MAXUINT;
-  gboolean best_shared = FALSE;
-  for (guint t = 0; t < c->terms->len; t++) {
-    const char *term = c->terms->pdata[t];
-    guint d = GPOINTER_TO_UINT (g_hash_table_lookup (df, term));
-    gboolean shared = d >= 2;
-    if (strlen (term) < 4 || g_ascii_isdigit (term[0]) || (best_shared && !shared) ||
-        (shared == best_shared && d >= best_df))
-      continue;
-    char *word = surface_word (c->clean, term);
-    if (!word)
-      continue;
-    g_free (best);
-    best = word;
-    best_df = d;
-    best_shared = shared;
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (Word));
+  g_array_set_clear_func (out, (GDestroyNotify) word_clear);
+  g_autofree char *said = g_strdup (clean);
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  g_auto (GStrv) raw = g_strsplit (said, " ", -1);
+  gboolean starts = TRUE;
+  for (guint i = 0; raw[i]; i++) {
+    const char *r = raw[i];
+    gsize len = strlen (r);
+    gsize a = strspn (r, ",.;:!?()[]{}\"/'-");
+    gsize b = len;
+    while (b > a && strchr (",.;:!?()[]{}\"/'-", r[b - 1]))
+      b--;
+    if (b > a) {
+      Word w = { g_strndup (r + a, b - a), starts };
+      g_array_append_val (out, w);
+    }
+    if (len > 0)
+      starts = strchr (".!?", r[len - 1]) != NULL;
   }
-  return best;
+  return out;
+}
+
+/* How well a word of a line names its topic: a name written with a capital inside a sentence ("Catan",
+ * "Prague") or a technical token ("s390x", "rc2") best, then a noun after a determiner or a possessive ("the
+ * poetry reading", "my pottery"), then any longer word; a word another message uses too gains. 0 for words
+ * that name nothing: stop and vague words, contractions, a person of the room, the message's opening word,
+ * words in -ly. */
+static double
+naming_weight (GArray *words, guint i, GHashTable *df, GHashTable *people)
+{
+  static const char *const determiners[] = { "the", "a", "an", "my", "our", "your", "his", "her", "their", "this",
+                                             "that", "new", "some", NULL };
+  const Word *word = &g_array_index (words, Word, i);
+  const char *w = word->word;
+  g_autofree char *lower = g_utf8_strdown (w, -1);
+  if (i == 0 || strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words) ||
+      g_str_has_suffix (lower, "ly") || catchup_text_is_stop_word (lower) || g_hash_table_contains (people, lower))
+    return 0;
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (w);
+  if (terms->len != 1)
+    return 0;
+  gboolean digit = FALSE, alpha = FALSE;
+  for (const char *p = w; *p; p++) {
+    digit |= g_ascii_isdigit (*p);
+    alpha |= g_ascii_isalpha (*p);
+  }
+  g_autofree char *before = g_utf8_strdown (g_array_index (words, Word, i - 1).word, -1);
+  double weight = 1.0;
+  if ((digit && alpha) || (!word->starts && g_ascii_isupper (w[0]) && g_ascii_islower (w[1])))
+    weight += 2.0;
+  else if (in_words (before, determiners))
+    weight += 1.0;
+  if (!digit && GPOINTER_TO_UINT (g_hash_table_lookup (df, terms->pdata[0])) >= 2)
+    weight += 0.5;
+  return weight;
+}
+
+/* The keyword of a topic: the word of its best line that names it best, as written. */
+static char *
+keyword (const CatchupCandidate *c, GHashTable *df, GHashTable *people)
+{
+  g_autoptr (GArray) words = words_of (c->clean);
+  gint best = -1;
+  double best_weight = 0;
+  for (guint i = 0; i < words->len; i++) {
+    double weight = naming_weight (words, i, df, people);
+    if (weight > best_weight)
+      best = (gint) i, best_weight = weight;
+  }
+  return best >= 0 ? g_strdup (g_array_index (words, Word, best).word) : NULL;
 }
 
 guint
@@ -489,6 +532,7 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
   g_autoptr (GHashTable) shown = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) best = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) df = document_frequency (cands);
+  g_autoptr (GHashTable) people = people_of (cands, NULL);
   guint n = 0;
 
   for (guint i = 0; i < cands->len; i++) {
@@ -506,7 +550,7 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
     if (g_hash_table_lookup (best, key) != c || g_hash_table_contains (shown, key))
       continue;
     n++;
-    g_autofree char *k = keyword (c, df);
+    g_autofree char *k = keyword (c, df, people);
     if (k && terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
       g_ptr_array_add (terms_out, g_steal_pointer (&k));
   }
