@@ -227,15 +227,23 @@ focus_hits (const char *text, const Span *s, GHashTable *focus)
   return catchup_summary_overlap (terms, focus);
 }
 
-/* The span that best matches focus, among the captions or among what was said; G_MAXUINT when none does. */
+typedef enum { SPAN_SAID, SPAN_CAPTION, SPAN_SOCIAL } SpanKind;
+
+static SpanKind
+kind_of (const Span *s)
+{
+  return s->caption ? SPAN_CAPTION : s->social ? SPAN_SOCIAL : SPAN_SAID;
+}
+
+/* The span of a kind that best matches focus; G_MAXUINT when none does. */
 static guint
-best_span (const char *text, GArray *spans, GHashTable *focus, gboolean captions, guint *hits)
+best_span (const char *text, GArray *spans, GHashTable *focus, SpanKind kind, guint *hits)
 {
   guint best = G_MAXUINT;
   *hits = 0;
   for (guint i = 0; focus && i < spans->len; i++) {
     const Span *s = &g_array_index (spans, Span, i);
-    guint h = s->caption == captions ? focus_hits (text, s, focus) : 0;
+    guint h = kind_of (s) == kind ? focus_hits (text, s, focus) : 0;
     if (h > *hits) {
       *hits = h;
       best = i;
@@ -244,15 +252,15 @@ best_span (const char *text, GArray *spans, GHashTable *focus, gboolean captions
   return best;
 }
 
-/* The first span to show: the one that best matches focus, a caption only when nothing said matches ("my
- * clothing store" before a photo "of a clothing store"); without focus (or no match) the first that is neither a
- * greeting nor a caption. */
+/* The first span to show: the one that best matches focus among what was said, else a caption, else a greeting
+ * ("my clothing store" before a photo "of a clothing store", "I'm inspired by your drive" before "Hey Maria,
+ * that's awesome!"); without focus (or no match) the first that is neither a greeting nor a caption. */
 static guint
 first_span (const char *text, GArray *spans, GHashTable *focus, guint *hits)
 {
-  guint best = best_span (text, spans, focus, FALSE, hits);
-  if (best == G_MAXUINT)
-    best = best_span (text, spans, focus, TRUE, hits);
+  guint best = G_MAXUINT;
+  for (SpanKind kind = SPAN_SAID; kind <= SPAN_SOCIAL && best == G_MAXUINT; kind++)
+    best = best_span (text, spans, focus, kind, hits);
   if (best != G_MAXUINT)
     return best;
   for (guint i = 0; i < spans->len; i++) {

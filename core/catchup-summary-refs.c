@@ -259,7 +259,8 @@ struct _CatchupSummaryRefs {
   GPtrArray *terms;      /* GPtrArray of terms, per memory turn */
   GPtrArray *stated;     /* GPtrArray of the terms of its statements (stated_terms), per memory turn */
   GPtrArray *joined;     /* GPtrArray of its neighbouring terms joined ("fall back": "fallback"), per turn */
-  GPtrArray *pairs;      /* GHashTable of the keys of the word pairs its statements write, per memory turn */
+  GPtrArray *pairs;      /* GHashTable of the keys of the word pairs its statements write, per memory turn (only
+                          * when a line of the window opens with a pronoun: else empty) */
   GHashTable *pair_df;   /* pair key -> number of memory turns that write it */
   GHashTable *df;        /* term -> number of memory turns that have it: how well it picks out one of them */
   guint docs;
@@ -325,6 +326,19 @@ collect_expressions (CatchupSummaryRefs *r, GArray *cands)
   }
 }
 
+/* Whether a message opens with a personal pronoun as its subject ("They just sent me a generic rejection letter"):
+ * it stands for someone or something said before the message. ("It" is left out: mostly a dummy, "It's great".) */
+static gboolean
+opens_with_pronoun (const char *text)
+{
+  static const char *const pronouns[] = { "they", "she", "he", NULL };
+  gsize n = 0;
+  while (g_ascii_isalpha (text[n]))
+    n++;
+  g_autofree char *word = g_ascii_strdown (text, n);
+  return in_list (word, pronouns) && (text[n] == ' ' || text[n] == '\'');
+}
+
 /* The word pairs of a memory turn's statements, counted over the memory. */
 static void
 add_pairs (CatchupSummaryRefs *r, const char *text)
@@ -353,6 +367,10 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
   r->stated = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   r->pairs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
   r->pair_df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* the word pairs are for lines that open with a pronoun (resolve_phrase): cut only when the window has one */
+  gboolean pairs = FALSE;
+  for (guint i = 0; i < cands->len && !pairs; i++)
+    pairs = opens_with_pronoun (g_array_index (cands, CatchupCandidate, i).clean);
   r->df = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r->asks = g_ptr_array_new ();
@@ -372,7 +390,8 @@ catchup_summary_refs_new (CatchupMemory *mem, GArray *cands)
     count_terms (r, terms);
     g_ptr_array_add (r->terms, terms);
     g_ptr_array_add (r->stated, stated_terms (m->text));
-    add_pairs (r, m->text);
+    if (pairs)
+      add_pairs (r, m->text);
     r->docs++;
   }
   for (guint i = 0; i < cands->len; i++) {
@@ -642,13 +661,16 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   return p > text && !strchr (".!?:;\"([\n", p[-1]);
 }
 
-/* Whether the word before w (or the one before that) is a determiner: "the ABI report", "a Harry Potter theme",
- * "the coolest Harry Potter party". */
-static gboolean
-determined (const char *text, const char *w)
+typedef enum { OPENED_NOT, OPENED_BY_DETERMINER, OPENED_BY_PREPOSITION } Opened;
+
+/* What opens the noun phrase a name is in: a determiner one or two words before it ("the ABI report", "the
+ * coolest Harry Potter party"), or a preposition just before it ("fighting for LGBTQ rights"). */
+static Opened
+opened_by (const char *text, const char *w)
 {
   static const char *const determiners[] = { "the", "a", "an", "this", "that", "these", "those", "our", "my",
                                              "your", "his", "her", "their", NULL };
+  static const char *const prepositions[] = { "for", "of", "about", "on", "in", "with", "from", "at", "by", NULL };
   const char *p = w;
   for (guint back = 0; back < 2; back++) {
     while (p > text && p[-1] == ' ')
@@ -657,28 +679,35 @@ determined (const char *text, const char *w)
     while (p > text && g_ascii_isalpha (p[-1]))
       p--;
     if (p == e)
-      return FALSE;
+      return OPENED_NOT;
     g_autofree char *word = g_ascii_strdown (p, e - p);
     if (in_list (word, determiners))
-      return TRUE;
+      return OPENED_BY_DETERMINER;
+    if (back == 0 && in_list (word, prepositions))
+      return OPENED_BY_PREPOSITION;
   }
-  return FALSE;
+  return OPENED_NOT;
 }
 
-/* A name a determiner puts before a noun is a modifier: "the ABI report" is a report, "the MSVC row" a row, and
- * a turn that only says ABI is about another thing. The noun joins the required terms (and *end moves past it). */
+/* A name a determiner or a preposition puts before a noun is a modifier: "the ABI report" is a report, "the MSVC
+ * row" a row, "for LGBTQ rights" rights, and a turn that only says ABI is about another thing. The noun joins the
+ * required terms (and *end moves past it). After a preposition a time or a generic word is no such noun ("with
+ * Max yesterday"). */
 static gboolean
 modifier_noun (const char *text, const char *w, const char **end, GPtrArray *required)
 {
+  static const char *const times[] = { "yesterday", "tomorrow", "tonight", "lately", "recently", NULL };
   const char *p = *end;
-  if (p[0] != ' ' || !g_ascii_islower (p[1]) || !determined (text, w))
+  Opened opened = p[0] == ' ' && g_ascii_islower (p[1]) ? opened_by (text, w) : OPENED_NOT;
+  if (opened == OPENED_NOT)
     return FALSE;
   const char *e = p + 1;
   while (g_ascii_isalpha (*e))
     e++;
   g_autofree char *noun = g_strndup (p + 1, e - p - 1);
   g_autoptr (GPtrArray) terms = catchup_summary_terms (noun);
-  if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_')
+  if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_' ||
+      (opened == OPENED_BY_PREPOSITION && (in_list (noun, times) || in_stem_list (terms->pdata[0], generic_nouns))))
     return FALSE;
   g_ptr_array_add (required, g_strdup (terms->pdata[0]));
   *end = e;
@@ -933,6 +962,22 @@ points_at_exchange (const CatchupSummaryRefs *r, const CatchupCandidate *c, guin
   return last && strchr (last->text, '?');
 }
 
+/* The quote of memory turn i for a line: the part around the line's words it shares (wanted, or named). */
+static char *
+quote_of (const CatchupSummaryRefs *r, guint i, GHashTable *wanted, GPtrArray *named, guint max_chars)
+{
+  const CatchupMessage *turn = r->mem->turns->pdata[i];
+  g_autoptr (GHashTable) focus = catchup_summary_term_set (r->terms->pdata[i]);
+  GHashTableIter it;
+  gpointer term;
+  g_hash_table_iter_init (&it, focus);
+  while (g_hash_table_iter_next (&it, &term, NULL))
+    if (!g_hash_table_contains (wanted, term) && !in_terms (named, term))
+      g_hash_table_iter_remove (&it);
+  g_autofree char *clean = catchup_summary_clean (turn->text);
+  return catchup_summary_excerpt (clean, focus, max_chars);
+}
+
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
               GHashTable *wanted, guint max_chars)
@@ -955,15 +1000,7 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
     if (best < 0)
       continue;
     CatchupMessage *turn = mem->turns->pdata[best];
-    g_autoptr (GHashTable) focus = catchup_summary_term_set (refs->terms->pdata[best]);
-    GHashTableIter it;
-    gpointer term;
-    g_hash_table_iter_init (&it, focus);
-    while (g_hash_table_iter_next (&it, &term, NULL))
-      if (!g_hash_table_contains (wanted, term) && !in_terms (a->required, term))
-        g_hash_table_iter_remove (&it);
-    g_autofree char *clean = catchup_summary_clean (turn->text);
-    g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+    g_autofree char *quote = quote_of (refs, (guint) best, wanted, a->required, max_chars);
     return catchup_summary_item_new (a->label, turn->id, turn->speaker, turn->ts, quote);
   }
   return NULL;
@@ -1037,19 +1074,6 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
   g_autofree char *clean = catchup_summary_clean (last->text);
   g_autofree char *quote = catchup_summary_excerpt (clean, NULL, max_chars);
   return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
-}
-
-/* Whether a message opens with a personal pronoun as its subject ("They just sent me a generic rejection letter"):
- * it stands for someone or something said before the message. ("It" is left out: mostly a dummy, "It's great".) */
-static gboolean
-opens_with_pronoun (const char *text)
-{
-  static const char *const pronouns[] = { "they", "she", "he", NULL };
-  gsize n = 0;
-  while (g_ascii_isalpha (text[n]))
-    n++;
-  g_autofree char *word = g_ascii_strdown (text, n);
-  return in_list (word, pronouns) && (text[n] == ' ' || text[n] == '\'');
 }
 
 /* A line whose subject is a pronoun leans on what was said before; when it writes two words side by side that
@@ -1267,15 +1291,7 @@ resolve_yours (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max
                    !same_subject (r->terms->pdata[best], r->terms->pdata[second])))
     return NULL;
   const CatchupMessage *turn = r->mem->turns->pdata[best];
-  g_autoptr (GHashTable) focus = catchup_summary_term_set (r->terms->pdata[best]);
-  GHashTableIter it;
-  gpointer term;
-  g_hash_table_iter_init (&it, focus);
-  while (g_hash_table_iter_next (&it, &term, NULL))
-    if (!g_hash_table_contains (wanted, term))
-      g_hash_table_iter_remove (&it);
-  g_autofree char *clean = catchup_summary_clean (turn->text);
-  g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
+  g_autofree char *quote = quote_of (r, (guint) best, wanted, NULL, max_chars);
   return catchup_summary_item_new (label, turn->id, turn->speaker, turn->ts, quote);
 }
 

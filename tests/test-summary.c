@@ -1731,6 +1731,48 @@ test_reference_quote_not_caption (void)
   g_assert_false (has_context (s, "[shares"));
 }
 
+/* After a preposition a name before a noun is a modifier too ("fighting for LGBTQ rights" is about rights, not
+ * the group a memory turn names); before a time word it is the name itself ("with Max yesterday"). */
+static void
+test_reference_name_after_preposition (void)
+{
+  const Row group[] = {
+    { "p1", T0 - DAY, "caroline", "our group, Connected LGBTQ Activists, meets weekly to plan campaigns" },
+  };
+  const Row parade[] = {
+    { "w1", T0, "caroline", "so inspiring, it pushed me to keep fighting for LGBTQ rights with weekly campaigns" },
+    { "w2", T0 + MIN_, "melanie", "so inspiring" },
+  };
+  const Row dog[] = {
+    { "w1", T0, "john", "pets really lift our spirits, I sat with Max yesterday looking at those ten years of pics" },
+    { "w2", T0 + MIN_, "maria", "he looks so happy" },
+  };
+
+  g_assert_false (CITES (parade, group, "w1", "p1"));
+  g_assert_true (CITES (dog, pet_memory, "w1", "q2"));
+}
+
+/* A reference's quote starts at what was said about the referent, not at a greeting that matches as well. */
+static const Row brigade_memory[] = {
+  { "p1", T0 - DAY, "john", "Hey Maria, that's awesome! So I joined a brigade to protect my community." },
+};
+
+static const Row brigade_window[] = {
+  { "w1", T0, "john", "that's awesome, Maria. we all help protecting our community, a bond like in the military" },
+  { "w2", T0 + MIN_, "maria", "so true" },
+};
+
+static void
+test_reference_quote_not_greeting (void)
+{
+  g_autoptr (CatchupSummary) s =
+    summarize_rows (brigade_window, G_N_ELEMENTS (brigade_window), brigade_memory, G_N_ELEMENTS (brigade_memory),
+                    "w1", "our community", CATCHUP_LENGTH_DETAILED);
+
+  g_assert_true (has_context (s, "So I joined a brigade"));
+  g_assert_false (has_context (s, "Hey Maria"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1786,5 +1828,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-addressed-yours", test_reference_addressed_yours);
   g_test_add_func ("/catchup/summary/reference-demonstrative-answer", test_reference_demonstrative_answer);
   g_test_add_func ("/catchup/summary/reference-quote-not-caption", test_reference_quote_not_caption);
+  g_test_add_func ("/catchup/summary/reference-name-after-preposition", test_reference_name_after_preposition);
+  g_test_add_func ("/catchup/summary/reference-quote-not-greeting", test_reference_quote_not_greeting);
   return g_test_run ();
 }
