@@ -915,7 +915,9 @@ needs_question (GArray *cands, const CatchupCandidate *a)
     /* the words of the answer itself, without "Thanks, Maria!" */
     g_autofree char *own = whole_text (a->clean, G_MAXUINT);
     g_autoptr (GPtrArray) terms = catchup_summary_terms (own);
-    if (terms->len <= 6 && catchup_summary_overlap (terms, asked) == 0)
+    g_autofree char *folded = g_utf8_casefold (own, -1);
+    /* "Thanks, John! It had lots of great things like salads": what "it" is, the question says */
+    if ((terms->len <= 6 && catchup_summary_overlap (terms, asked) == 0) || points_back (after_reaction (folded)))
       return TRUE;
   }
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
