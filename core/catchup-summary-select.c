@@ -1269,6 +1269,42 @@ tells_news (const CatchupCandidate *c)
   return catchup_summary_has_any (stated->str, first_person) && count_terms (stated->str) >= 6;
 }
 
+/* The last sentence of clean that asks, outside a photo caption, or NULL. */
+static char *
+last_question (const char *clean)
+{
+  g_autofree char *said = g_strdup (clean);
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  char *q = strrchr (said, '?');
+  if (!q)
+    return NULL;
+  char *start = q;
+  while (start > said && !(strchr (".!?", start[-1]) && start[0] == ' '))
+    start--;
+  return g_strstrip (g_strndup (start, q + 1 - start));
+}
+
+/* A question that first tells news, shown with its answer: the news, and the question the answer answers even
+ * when the message does not fit ("I totally understand why reading means so much to you. … What's your favorite
+ * book?"). */
+static char *
+news_and_question (const char *clean, guint max_chars)
+{
+  g_autofree char *whole = whole_text (clean, max_chars);
+  g_autofree char *question = last_question (clean);
+  if (whole || !question || g_utf8_strlen (question, -1) + 20 > (glong) max_chars)
+    return show_text (clean, NULL, max_chars);
+  guint room = max_chars - (guint) g_utf8_strlen (question, -1) - 3;
+  g_autofree char *news = catchup_summary_excerpt (clean, NULL, room);
+  if (strstr (news, question))
+    return g_steal_pointer (&news);
+  /* the excerpt ends in "…" when it was cut: the question follows the elision */
+  return g_str_has_suffix (news, "…") ? g_strconcat (news, " ", question, NULL)
+                                       : g_strconcat (news, " … ", question, NULL);
+}
+
 /* The line's text keeps the expression its reference explains in view, or the reference dangles. */
 static char *
 line_text (const CatchupCandidate *c, GHashTable *first_use, guint max_chars)
@@ -1289,6 +1325,8 @@ line_text (const CatchupCandidate *c, GHashTable *first_use, guint max_chars)
   /* a question shown with its answer keeps what it asks */
   if (g_hash_table_size (focus) == 0 && c->answer < 0)
     add_news_focus (focus, c, first_use);
+  if (c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && tells_news (c))
+    return news_and_question (c->clean, max_chars);
   return show_text (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
 }
 

@@ -1267,6 +1267,28 @@ test_invitation_answer (void)
   g_assert_cmpstr (((CatchupSummaryItem *) line->reply->pdata[0])->id, ==, "i4");
 }
 
+/* A long message that tells news and then asks, shown with its answer: the news and the question both, the
+ * middle left out, so the reply answers something the reader can see. */
+static void
+test_news_and_question (void)
+{
+  const Row rows[] = {
+    { "n1", T0, "John", "I totally understand why reading means so much to you. It's amazing how much playing a "
+                        "game can help us grow, and I've been reading a lot more myself since the season ended and "
+                        "the team went on break. Thanks for showing us your collection! Which one do you like best?" },
+    { "n2", T0 + MIN_, "Tim", "Harry Potter is my favorite book. It's so immersive!" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "n1");
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->reply->len, ==, 1);
+  g_assert_true (g_str_has_prefix (line->text, "I totally understand"));
+  g_assert_true (g_str_has_suffix (line->text, "Which one do you like best?"));
+  assert_quotes (line->text, rows[0].text);
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1812,6 +1834,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
   g_test_add_func ("/catchup/summary/history-first", test_history_first);
   g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
+  g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
