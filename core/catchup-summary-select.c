@@ -131,7 +131,12 @@ static const char *const pep[] = {
   "give up", "right attitude", "believe in yourself", "proud of you", "thanks for the support",
   "appreciate your help", "appreciate the support", "your support", "means a lot", "mean a lot", "rock on",
   "you got this", "you can do it", "keep up the", "on this journey", "on this trip together", "here for you",
-  "every step of the way", "bring me down", "thanks for your support", "kind words", NULL,
+  "every step of the way", "bring me down", "thanks for your support", "kind words", "thanks for the support",
+  "doing my best", "do my best", "your belief", "you're incredible", "you're the best", "you're inspiring",
+  /* closings: "I'll keep you posted. Have a great day." promises nothing a reader needs */
+  "keep you posted", "have a great day", "have a good day", "have a great one", "talk soon", "talk to you soon",
+  "take care", "see you later", "see ya", "catch you later", "let me know how it goes", "wish them luck",
+  "wish you luck", "have a blast", "no problem", NULL,
 };
 /* Short answers: nothing on their own, but the answer to a question or request. */
 static const char *const answers[] = {
@@ -1180,6 +1185,20 @@ others_spoke_after (GArray *cands, const CatchupCandidate *c)
 
 /* What a message brings that the window had not said, for an excerpt to start at: "Thanks, Nate! It was a real
  * roller coaster … Spider-Man has always been a favorite of mine" is about Spider-Man. */
+/* "Hey Nate, long time no talk!": a short sentence opened by a greeting says nothing of its own. */
+static gboolean
+greets (const char *sentence)
+{
+  static const char *const greetings[] = { "hey", "hi", "hello", "long time", "good morning", "morning", NULL };
+  g_autofree char *folded = g_utf8_casefold (sentence, -1);
+  if (catchup_summary_count_words (folded) > 6)
+    return FALSE;
+  for (guint i = 0; greetings[i]; i++)
+    if (g_str_has_prefix (folded, greetings[i]) && !g_ascii_isalnum (folded[strlen (greetings[i])]))
+      return TRUE;
+  return FALSE;
+}
+
 static guint
 new_in (GPtrArray *terms, const CatchupCandidate *c, GHashTable *first_use, GHashTable *add_to)
 {
@@ -1201,17 +1220,21 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
   g_autoptr (GPtrArray) sentences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   guint first = G_MAXUINT, best = 0, best_new = 0;
   for (const char *start = c->clean;;) {
+    while (*start == ' ')
+      start++;
     const char *end = sentence_end (start);
     g_autofree char *sentence = g_strndup (start, end - start);
     GPtrArray *terms = catchup_summary_terms (sentence);
     guint n = new_in (terms, c, first_use, NULL);
-    if (first == G_MAXUINT && terms->len >= 3) {
+    if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence)) {
       g_autofree char *folded = g_utf8_casefold (sentence, -1);
       CatchupWorth worth;
       double weight;
       guint hits;
-      /* a first sentence that decides, plans or tells is the claim, however much follows it */
-      if (cue_class (folded, &worth, &weight, &hits)) {
+      /* a first sentence that decides, plans or tells, or tells of the speaker ("I've been busy with writing
+       * projects"), is the claim, however much follows it */
+      g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
+      if (cue_class (folded, &worth, &weight, &hits) || g_strv_contains (first_person, subject)) {
         g_ptr_array_unref (terms);
         return;
       }
