@@ -1110,6 +1110,8 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 
 /* The last quarter of the window always gets lines, and its last decision always one: what holds now is what a
  * returning reader needs most. Then the best of the whole window, whatever its place. */
+#define TAIL_SCORE 2.0
+
 static void
 choose (GArray *cands, Budget budget)
 {
@@ -1132,7 +1134,9 @@ choose (GArray *cands, Budget budget)
   guint tail_quota = MAX (1, budget.entries / 4);
   for (guint i = 0, got = 0; i < order->len && got < tail_quota; i++) {
     CatchupCandidate *c = order->pdata[i];
-    if (c->index >= cand (cands, MIN (tail, cands->len - 1))->index && take (&ch, c, FALSE))
+    /* a closing "have a great day" does not stand for the window's end */
+    if (c->index >= cand (cands, MIN (tail, cands->len - 1))->index && c->score >= TAIL_SCORE &&
+        take (&ch, c, FALSE))
       got++;
   }
   for (guint i = 0; i < order->len; i++)

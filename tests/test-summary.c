@@ -1289,6 +1289,23 @@ test_news_and_question (void)
   assert_quotes (line->text, rows[0].text);
 }
 
+/* Closings and thanks are chit-chat: "I'll keep you posted. Have a great day." promises nothing a reader needs. */
+static void
+test_closing_is_chit_chat (void)
+{
+  const Row rows[] = {
+    { "k1", T0, "Joanna", "I just adopted a puppy named Max from the shelter downtown last weekend!" },
+    { "k2", T0 + MIN_, "Nate", "I won the regional Valorant tournament in Denver yesterday, first prize!" },
+    { "k3", T0 + 2 * MIN_, "Joanna", "My screenplay got accepted by a studio in Los Angeles this morning." },
+    { "k4", T0 + 3 * MIN_, "Joanna", "Thanks, Nate. I'll keep you posted. Have a great day." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  g_assert_nonnull (line_for (s, "k2"));
+  g_assert_null (line_for (s, "k4"));
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1835,6 +1852,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/history-first", test_history_first);
   g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
+  g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
