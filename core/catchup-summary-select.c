@@ -135,8 +135,8 @@ static const char *const pep[] = {
   "doing my best", "do my best", "your belief", "you're incredible", "you're the best", "you're inspiring",
   /* closings: "I'll keep you posted. Have a great day." promises nothing a reader needs */
   "keep you posted", "have a great day", "have a good day", "have a great one", "talk soon", "talk to you soon",
-  "take care", "see you later", "see ya", "catch you later", "let me know how it goes", "wish them luck",
-  "wish you luck", "have a blast", "no problem", NULL,
+  "take care", "see you later", "see ya", "catch you later", "let me know how it goes", "let you know how it goes",
+  "wish them luck", "wish you luck", "have a blast", "no problem", NULL,
 };
 /* Short answers: nothing on their own, but the answer to a question or request. */
 static const char *const answers[] = {
@@ -1267,7 +1267,9 @@ add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, G
     return;
   }
   g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  add_news_focus (focus, a, first_use);
+  /* "Nope, never been on a sports team. …": an answer that opens with its answer keeps its start */
+  if (!opens_with_answer (a))
+    add_news_focus (focus, a, first_use);
   g_autofree char *text = show_text (a->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
   g_ptr_array_add (line->reply, catchup_summary_item_new (NULL, a->msg->id, a->msg->speaker, a->msg->ts, text));
   g_ptr_array_add (line->sources, g_strdup (a->msg->id));
