@@ -343,7 +343,7 @@ static const char *const photo_requests[] = {
 /* A question that only asks the other to agree with a statement: "… since my first tournament, hasn't it?". */
 static const char *const tag_questions[] = {
   "isn't it?", "hasn't it?", "wasn't it?", "didn't it?", "doesn't it?", "aren't they?", "don't you think?",
-  "right?", "you know?", "isn't that?", NULL,
+  "right?", "you know?", "isn't that?", "eh?", "huh?", NULL,
 };
 
 static gboolean
