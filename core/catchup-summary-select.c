@@ -331,7 +331,8 @@ without_quotes (const char *folded)
 static const char *const small_talk[] = {
   "how about you", "and you", "what about you", "been up to", "what's up", "what's new", "what's been up",
   "how are you", "how have you been", "how've you been", "how's it going", "how are things", "anything new",
-  "any news", "new things", "what's happening", "up with you", "what do you think", NULL,
+  "any news", "new things", "what's happening", "up with you", "what do you think", "ever been", "you ever",
+  "ever tried", NULL,
 };
 
 /* "Could you show me a picture of it?": a chat's way of staying on a subject, not a request a reader must act on. */
