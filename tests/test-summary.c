@@ -638,6 +638,20 @@ test_revises_memory (void)
   memory_free (mem);
 }
 
+/* The window's line id is shown and replaces no turn of the memory. */
+static void
+assert_revises_no_memory (const Row *old, guint n_old, const Row *rows, guint n_rows, const char *id)
+{
+  g_autoptr (GPtrArray) window = messages_from (rows, n_rows);
+  CatchupMemory *mem = memory_new (old, n_old);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, id);
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 0);
+  memory_free (mem);
+}
+
 /* A number alone is no revised state against an older turn: "instead" with another version number on a loosely
  * shared topic replaces nothing. */
 static void
@@ -650,14 +664,7 @@ test_number_not_revision_of_memory (void)
     { "r1", T0, "mira", "let's put the parser rewrite into the 3.0 release notes instead" },
     { "r2", T0 + MIN_, "bert", "ok, I'll update the draft" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
-  const CatchupSummaryLine *line = line_for (s, "r1");
-
-  g_assert_nonnull (line);
-  g_assert_cmpuint (line->supersedes->len, ==, 0);
-  memory_free (mem);
+  assert_revises_no_memory (old, G_N_ELEMENTS (old), rows, G_N_ELEMENTS (rows), "r1");
 }
 
 /* A question whose answer comes two lines later, after the asker's own follow-up. */
@@ -1196,14 +1203,7 @@ test_caption_no_state (void)
                         "out some cooking with a notebook of recipes on Saturday" },
     { "c2", T0 + MIN_, "Joanna", "Oh no, that's a bummer about the tournament! What did you cook?" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
-  const CatchupSummaryLine *line = line_for (s, "c1");
-
-  g_assert_nonnull (line);
-  g_assert_cmpuint (line->supersedes->len, ==, 0);
-  memory_free (mem);
+  assert_revises_no_memory (old, G_N_ELEMENTS (old), rows, G_N_ELEMENTS (rows), "c1");
 }
 
 /* A numbered list or a tally states no value: "(1) … (5) splitting big PRs early instead of in freeze week"
