@@ -29,7 +29,8 @@
 /* Nouns that name nothing a reader could look up: "the way", "the best", "your support". */
 static const char *const generic_nouns[] = {
   "way", "support", "time", "day", "moment", "end", "world", "future", "past", "rest", "lot", "thing", "things",
-  "stuff", "fun", "idea", "point", "part", "week", "weekend", "year", "today", "life", "people", "best", "same",
+  "stuff", "fun", "idea", "point", "part", "week", "weekend", "year", "today", "tomorrow", "yesterday", "tonight",
+  "life", "people", "best", "same",
   "kind", "sort", "bit", "chance", "help", "love", "luck", "side", "place", "matter", "question", "answer",
   "feeling", "feelings", "experience", "words", "heart", "mind", "one", "ones", "other", "others", "first",
   "last", "next", "whole", "beginning", "morning", "evening", "night", "news", "plan", "plans", "work", "job",
@@ -510,6 +511,7 @@ typedef struct {
   Owner owner;
   char *setting;         /* "on the court": the place phrase a one-word expression stands in, or NULL */
   guint name_terms;      /* a name used as a modifier ("the ABI report"): how many of required are the name */
+  char *caps;            /* a name written in capitals ("VS", "CI"), which a turn must write so too ("vs"), or NULL */
 } Anchor;
 
 static void
@@ -517,6 +519,7 @@ anchor_clear (Anchor *a)
 {
   g_free (a->label);
   g_free (a->setting);
+  g_free (a->caps);
   g_clear_pointer (&a->required, g_ptr_array_unref);
 }
 
@@ -606,20 +609,32 @@ setting_phrase (const char *folded_expr, const char *folded_line)
   return NULL;
 }
 
+/* Whether a word is a verb form that a noun phrase runs into: "paying", "paid", "mean". */
+static gboolean
+verb_form (const char *word)
+{
+  static const char *const verbs[] = { "paid", "meant", "made", "kept", "felt", "got", "mean", "means", "matter",
+                                       "matters", "pays", "helps", NULL };
+  return g_str_has_suffix (word, "ing") || g_str_has_suffix (word, "ed") || in_list (word, verbs);
+}
+
 /* A detector expression that names something: "the petition", "the max record size". */
 static gboolean
 expression_anchor (const char *folded_expr, const char *folded_line, GHashTable *wanted, Anchor *out)
 {
-  GPtrArray *naming = before_verb (folded_expr) || cut_phrase (folded_expr, folded_line) ? NULL
-                                                                                          : naming_terms (folded_expr);
+  /* one word without a determiner ("still", "again") is no noun phrase; a name the line writes is looked up as
+   * a name (name_anchors) */
+  GPtrArray *naming = !strchr (folded_expr, ' ') || before_verb (folded_expr) || cut_phrase (folded_expr, folded_line)
+                        ? NULL
+                        : naming_terms (folded_expr);
   /* the window already said what it is: it resolves the reference itself */
   if (!naming || !g_hash_table_contains (wanted, naming->pdata[naming->len - 1])) {
     g_clear_pointer (&naming, g_ptr_array_unref);
     return FALSE;
   }
-  /* "my hard work paying" runs into a verb */
+  /* "my hard work paying", "your hard work paid", "your kind words mean" run into a verb */
   g_autofree char *tail = g_strdup (strrchr (folded_expr, ' ') ? strrchr (folded_expr, ' ') + 1 : "");
-  if (naming->len >= 2 && g_str_has_suffix (tail, "ing")) {
+  if (naming->len >= 2 && verb_form (tail)) {
     g_clear_pointer (&naming, g_ptr_array_unref);
     g_autofree char *cut = g_strndup (folded_expr, strlen (folded_expr) - strlen (tail) - 1);
     return expression_anchor (cut, folded_line, wanted, out);
@@ -630,6 +645,34 @@ expression_anchor (const char *folded_expr, const char *folded_line, GHashTable 
   *out = (Anchor) { catchup_summary_sanitize (folded_expr), naming, owner_of (folded_expr),
                     naming->len == 1 ? setting_phrase (folded_expr, folded_line) : NULL };
   return TRUE;
+}
+
+/* Units and the words of a date, written like names: "a few GB", "Tue Mar 10" name no thing to look up. */
+static const char *const units[] = {
+  "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "UTC", "GMT", "Mon", "Tue", "Tues", "Wed", "Thu", "Thur",
+  "Thurs", "Fri", "Sat", "Sun", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Jan",
+  "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec", "January", "February", "March",
+  "April", "May", "June", "July", "August", "September", "October", "November", "December", NULL,
+};
+
+/* A number with a unit or an ordinal written on ("60s", "2x", "3rd"): a quantity, no name. */
+static gboolean
+quantity (const char *word)
+{
+  const char *p = word;
+  while (g_ascii_isdigit (*p) || *p == '.')
+    p++;
+  return p > word && strlen (p) <= 3;
+}
+
+/* Whether the word that ends at end is a number ("200 MiB", "14:00 UTC": what follows is a unit, no name). */
+static gboolean
+after_number (const char *text, const char *end)
+{
+  const char *p = end;
+  while (p > text && (g_ascii_isdigit (p[-1]) || strchr (".,:", p[-1])))
+    p--;
+  return p < end && g_ascii_isdigit (end[-1]) && (p == text || p[-1] == ' ');
 }
 
 /* A name or a technical token ("Max", "MSVC", "rc2", "#1473"): capitalised inside a sentence, or with a digit;
@@ -643,7 +686,7 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
     alpha |= g_ascii_isalpha (*p);
   }
   if (digit && alpha)
-    return TRUE;
+    return !quantity (word);
   /* "Version: 3.0.0-rc1" is a field's label */
   if (!g_unichar_isupper (g_utf8_get_char (word)) || g_str_equal (word, "I") || w[strlen (word)] == ':')
     return FALSE;
@@ -658,7 +701,23 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
   const char *p = w;
   while (p > text && p[-1] == ' ')
     p--;
-  return p > text && !strchr (".!?:;\"([\n", p[-1]);
+  return p > text && !strchr (".!?:;\"([\n", p[-1]) && !after_number (text, p) && !in_list (word, units);
+}
+
+/* Whether the word before after is a verb by what follows it: an object or a determiner ("the UK gave me loads
+ * of ideas", "the MSVC row gets the new minimum" has "gets the" after "row"). */
+static gboolean
+takes_object (const char *after)
+{
+  static const char *const objects[] = { "me", "you", "him", "her", "us", "them", "it", "the", "a", "an", "my",
+                                         "your", "our", "their", "his", "this", "that", "these", "those", NULL };
+  if (*after != ' ')
+    return FALSE;
+  const char *w = after + 1, *e = w;
+  while (g_ascii_isalpha (*e))
+    e++;
+  g_autofree char *word = g_ascii_strdown (w, e - w);
+  return in_list (word, objects);
 }
 
 typedef enum { OPENED_NOT, OPENED_BY_DETERMINER, OPENED_BY_PREPOSITION } Opened;
@@ -707,6 +766,7 @@ modifier_noun (const char *text, const char *w, const char **end, GPtrArray *req
   g_autofree char *noun = g_strndup (p + 1, e - p - 1);
   g_autoptr (GPtrArray) terms = catchup_summary_terms (noun);
   if (terms->len != 1 || catchup_text_is_stop_word (noun) || g_ascii_isalnum (*e) || *e == '-' || *e == '_' ||
+      takes_object (e) ||
       (opened == OPENED_BY_PREPOSITION && (in_list (noun, times) || in_stem_list (terms->pdata[0], generic_nouns))))
     return FALSE;
   g_ptr_array_add (required, g_strdup (terms->pdata[0]));
@@ -778,14 +838,19 @@ name_anchors (const CatchupSummaryRefs *r, const char *raw, GHashTable *wanted, 
         e = g_utf8_next_char (e);
       g_autofree char *more = g_strndup (p + 1, e - p - 1);
       g_autoptr (GPtrArray) more_terms = catchup_summary_terms (more);
-      if (more_terms->len != 1)
+      if (more_terms->len != 1 || in_list (more, units))
         break;
       g_ptr_array_add (required, g_strdup (more_terms->pdata[0]));
       p = e;
     }
     const char *end = p;
     guint name_terms = modifier_noun (text, w, &end, required) ? required->len - 1 : 0;
-    Anchor a = { g_strndup (w, end - w), required, OWNER_ANY, NULL, name_terms };
+    const char *first_end = w;
+    while (g_ascii_isalnum (*first_end) || *first_end == '_')
+      first_end++;
+    g_autofree char *first = g_strndup (w, first_end - w);
+    Anchor a = { g_strndup (w, end - w), required, OWNER_ANY, NULL, name_terms,
+                 all_caps (first, first + strlen (first)) ? g_strdup (first) : NULL };
     g_array_append_val (anchors, a);
   }
 }
@@ -834,20 +899,33 @@ names_of (const CatchupSummaryRefs *r, const char *raw)
   return names;
 }
 
+static gboolean
+shares_name (GHashTable *line_names, GHashTable *turn_names)
+{
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init (&it, line_names);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    if (g_hash_table_contains (turn_names, name))
+      return TRUE;
+  return FALSE;
+}
+
 /* "One of the residents at the shelter, Cindy" is not the resident Laura of a memory turn: when both name people
  * or places and share none, they are about different ones of the same kind. */
 static gboolean
 other_instance (GHashTable *line_names, GHashTable *turn_names)
 {
-  GHashTableIter it;
-  gpointer name;
-  if (g_hash_table_size (line_names) == 0 || g_hash_table_size (turn_names) == 0)
-    return FALSE;
-  g_hash_table_iter_init (&it, line_names);
-  while (g_hash_table_iter_next (&it, &name, NULL))
-    if (g_hash_table_contains (turn_names, name))
-      return FALSE;
-  return TRUE;
+  return g_hash_table_size (line_names) > 0 && g_hash_table_size (turn_names) > 0 &&
+         !shares_name (line_names, turn_names);
+}
+
+/* "his story", "her dog": a third person's, who is named in the line when it names one ("someone named David.
+ * Hearing his story …"); a turn about them names them too. */
+static gboolean
+third_person (const char *label)
+{
+  return g_str_has_prefix (label, "his ") || g_str_has_prefix (label, "her ") || g_str_has_prefix (label, "their ");
 }
 
 /* Whether the turn is by the owner of "my X"/"your X" and calls it so: its speaker writing "your X" means the
@@ -861,6 +939,26 @@ owner_says_own (const Anchor *a, const char *folded_turn)
   g_autofree char *yours = g_strconcat ("your", head ? head : " ", NULL);
   g_autofree char *mine = g_strconcat ("my", head ? head : " ", NULL);
   return !catchup_text_has_folded_phrase (folded_turn, yours) || catchup_text_has_folded_phrase (folded_turn, mine);
+}
+
+/* Whether the turn has the name of a compound anchor and its noun right after it or a word later ("the OTA
+ * suite" is "our OTA test suite"). */
+static gboolean
+has_compound (GPtrArray *turn_terms, const Anchor *a)
+{
+  const char *noun = a->required->pdata[a->required->len - 1];
+  for (guint i = 0; i + a->name_terms < turn_terms->len; i++) {
+    guint k = 0;
+    while (k < a->name_terms && g_str_equal (turn_terms->pdata[i + k], a->required->pdata[k]))
+      k++;
+    if (k < a->name_terms)
+      continue;
+    guint at = i + k;
+    if (g_str_equal (turn_terms->pdata[at], noun) ||
+        (at + 1 < turn_terms->len && g_str_equal (turn_terms->pdata[at + 1], noun)))
+      return TRUE;
+  }
+  return FALSE;
 }
 
 /* A turn that names only the modifier of "the MSVC row" is about the row when it names two more of the line's
@@ -883,6 +981,17 @@ names_modifier (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c,
   return g_hash_table_size (shared) >= 2;
 }
 
+/* Whether text has word as written, on word boundaries. */
+static gboolean
+writes_word (const char *text, const char *word)
+{
+  gsize n = strlen (word);
+  for (const char *p = text ? strstr (text, word) : NULL; p; p = strstr (p + 1, word))
+    if ((p == text || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[n]))
+      return TRUE;
+  return FALSE;
+}
+
 /* Whether a memory turn can be about the anchor's referent at all: it states its name, is by its owner, is no
  * other instance of the same kind and does not use it as the same setting. */
 static gboolean
@@ -890,14 +999,18 @@ about_anchor (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c, c
               GHashTable *line_names)
 {
   const CatchupMessage *t = r->mem->turns->pdata[i];
-  gboolean named = has_all (r->stated->pdata[i], a->required) ||
+  gboolean named = (a->name_terms > 0 ? has_compound (r->stated->pdata[i], a)
+                                      : has_all (r->stated->pdata[i], a->required)) ||
                    (a->required->len == 1 && in_terms (r->joined->pdata[i], a->required->pdata[0])) ||
                    (a->name_terms > 0 && names_modifier (r, i, c, a));
-  if (!t->id || t->ts > c->msg->ts || !named || !owner_fits (a->owner, t, c->msg))
+  /* "his story" of someone the line names is theirs, whoever of the room told it */
+  gboolean named_owner = third_person (a->label) && g_hash_table_size (line_names) > 0;
+  if (!t->id || t->ts > c->msg->ts || !named || !(named_owner || owner_fits (a->owner, t, c->msg)))
     return FALSE;
   g_autofree char *folded = g_utf8_casefold (t->text ? t->text : "", -1);
   g_autoptr (GHashTable) turn_names = names_of (r, t->text);
   return owner_says_own (a, folded) && !other_instance (line_names, turn_names) &&
+         !(named_owner && !shares_name (line_names, turn_names)) && (!a->caps || writes_word (t->text, a->caps)) &&
          !(a->setting && catchup_text_has_folded_phrase (folded, a->setting));
 }
 
@@ -1076,6 +1189,20 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
   return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
 }
 
+/* Whether two words read as a noun and the noun it qualifies ("rejection letter"), not a verb phrase or a
+ * formula ("taking care", "super peaceful"): neither ends as a verb form or an adverb does. */
+static gboolean
+noun_pair (const char *label)
+{
+  static const char *const endings[] = { "ing", "ed", "ly", NULL };
+  g_auto (GStrv) words = g_strsplit (label, " ", 2);
+  for (guint w = 0; words[w]; w++)
+    for (guint i = 0; endings[i]; i++)
+      if (g_str_has_suffix (words[w], endings[i]))
+        return FALSE;
+  return TRUE;
+}
+
 /* A line whose subject is a pronoun leans on what was said before; when it writes two words side by side that
  * are new in the window ("rejection letter") and exactly one memory turn states them side by side too, that turn
  * is the thing it tells more about, and the pair is what the line calls it. (One shared word is too weak.) */
@@ -1088,7 +1215,8 @@ resolve_phrase (const CatchupCandidate *c, const CatchupSummaryRefs *r, GHashTab
   for (guint i = 0; i < pairs->len; i++) {
     const Pair *pair = &g_array_index (pairs, Pair, i);
     g_auto (GStrv) terms = g_strsplit (pair->key, " ", 2);
-    if (!g_hash_table_contains (wanted, terms[0]) || !g_hash_table_contains (wanted, terms[1]) ||
+    if (!noun_pair (pair->label) || !g_hash_table_contains (wanted, terms[0]) ||
+        !g_hash_table_contains (wanted, terms[1]) ||
         in_stem_list (terms[0], generic_nouns) || in_stem_list (terms[1], generic_nouns) ||
         GPOINTER_TO_UINT (g_hash_table_lookup (r->pair_df, pair->key)) != 1)
       continue;

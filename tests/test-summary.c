@@ -1499,21 +1499,65 @@ static const RefCase ref_cases[] = {
   { "melanie", "family camping moments make it all worth it, the lake was so calm",
     "melanie", "camping moments like these that make me appreciate my family, the lake was calm", "that make",
     FALSE },
+  /* a flagged word without a determiner ("still") is no noun phrase, and a generic noun run on into its verb
+   * ("your hard work paid", "your kind words mean") names nothing */
+  { "jon", "I'm still searching for a place to open my dance studio downtown",
+    "jon", "Still working on opening a dance studio downtown, searching is tough", "still", FALSE },
+  { "joanna", "Your hard work really paid off with the script, keep it up!",
+    "nate", "not surprised at all that your hard work paid off with the script", "your hard work paid", FALSE },
+  { "caroline", "Your kind words mean a lot, the pottery class was lovely.",
+    "melanie", "Thanks! Your kind words mean a lot. Pottery class is lovely", "your kind words mean", FALSE },
+  /* a day names no thing: "make that tomorrow" */
+  { "tkovac", "tomorrow the abidiff report and probably cutting the release branch",
+    "pbaird", "abidiff report on rc1 is queued... make that tomorrow, the cache is gone", "that tomorrow", FALSE },
 };
 
-static void
-test_reference_cases (void)
+/* Whether the line about id in the summary of rows (memory past, nothing flagged) has a reference to turn. */
+static gboolean
+cites (const Row *rows, guint n, const Row *past, guint n_past, const char *id, const char *turn)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (ref_cases); i++) {
-    const RefCase *rc = &ref_cases[i];
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, NULL, NULL, CATCHUP_LENGTH_DETAILED);
+  GPtrArray *context = context_of (s, id);
+  for (guint i = 0; context && i < context->len; i++)
+    if (g_strcmp0 (((const CatchupSummaryItem *) context->pdata[i])->id, turn) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+#define CITES(rows, past, id, turn) cites (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), id, turn)
+
+/* A copy of rows (size bytes) with the text of row k changed: the same exchange with one message told otherwise. */
+static void
+with_text (Row *out, const Row *rows, gsize size, guint k, const char *text)
+{
+  memcpy (out, rows, size);
+  out[k].text = text;
+}
+
+/* Each case: a memory of its one turn, a window of its line and a reply; with an expression flagged in the line,
+ * whether it gets a reference line, else whether the line cites the turn. */
+static void
+run_ref_cases (const RefCase *cases, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    const RefCase *rc = &cases[i];
     const Row past[] = { { "p1", T0 - DAY, rc->past_speaker, rc->past_text } };
     const Row rows[] = {
       { "w1", T0, rc->speaker, rc->text },
       { "w2", T0 + MIN_, rc->past_speaker, "I see" },
     };
     g_test_message ("case %u: %s", i, rc->text);
-    g_assert_cmpint (REF_SHOWN (rows, past, "w1", rc->expr), ==, rc->shown);
+    if (rc->expr)
+      g_assert_cmpint (REF_SHOWN (rows, past, "w1", rc->expr), ==, rc->shown);
+    else
+      g_assert_cmpint (CITES (rows, past, "w1", "p1"), ==, rc->shown);
   }
+}
+
+static void
+test_reference_cases (void)
+{
+  run_ref_cases (ref_cases, G_N_ELEMENTS (ref_cases));
 }
 
 /* A short reference is put into the line after its expression, in the text and for the plugin; a long one
@@ -1592,28 +1636,6 @@ test_reference_lead_in_reply (void)
   context = context_of (t, "w1");
   for (guint i = 0; context && i < context->len; i++)
     g_assert_cmpstr (((const CatchupSummaryItem *) context->pdata[i])->id, !=, "p2");
-}
-
-/* Whether the line about id in the summary of rows (memory past, nothing flagged) has a reference to turn. */
-static gboolean
-cites (const Row *rows, guint n, const Row *past, guint n_past, const char *id, const char *turn)
-{
-  g_autoptr (CatchupSummary) s = summarize_rows (rows, n, past, n_past, NULL, NULL, CATCHUP_LENGTH_DETAILED);
-  GPtrArray *context = context_of (s, id);
-  for (guint i = 0; context && i < context->len; i++)
-    if (g_strcmp0 (((const CatchupSummaryItem *) context->pdata[i])->id, turn) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-#define CITES(rows, past, id, turn) cites (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), id, turn)
-
-/* A copy of rows (size bytes) with the text of row k changed: the same exchange with one message told otherwise. */
-static void
-with_text (Row *out, const Row *rows, gsize size, guint k, const char *text)
-{
-  memcpy (out, rows, size);
-  out[k].text = text;
 }
 
 /* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
@@ -1812,6 +1834,54 @@ test_reference_quote_not_greeting (void)
   g_assert_false (has_context (s, "Hey Maria"));
 }
 
+/* What is no compound and what is no name: a noun taking an object is a verb ("the UK gave me loads of ideas"
+ * names the UK); a compound's noun may come a word later in the turn ("our OTA test suite" is "the OTA suite"); a
+ * unit after a number ("200 MiB") and a name in capitals that a turn writes in lower case ("VS" and "vs") name
+ * nothing the turn is about. One memory turn, one window line (and a reply): whether the line cites the turn. */
+static const RefCase name_cases[] = {
+  { "tim", "I read this awesome book about castles in the UK, it blew me away",
+    "tim", "for example, reading about castles in the UK gave me loads of ideas", NULL, TRUE },
+  { "ravi_k", "tried main on our x86 build host: builds, our OTA test suite passes with real firmware",
+    "ravi_k", "with the OTA suite, real firmware images pass on rc1 too", NULL, TRUE },
+  { "tkovac", "3.0 gets a default max record size of 64 MiB, overridable per context",
+    "ravi_k", "our biggest firmware records are a bit under 200 MiB, overridable or not", NULL, FALSE },
+  { "dfarrow", "decode throughput: foo_reader_next() vs foo_parse_ex() on a hard build floor",
+    "gsteen", "the compiler floor is a problem: tried rc1 with VS 2019 16.11, the build is hard to get", NULL, FALSE },
+  /* a date or a quantity names nothing: "Tue Mar 10", "timeout after 60s" */
+  { "gsteen", "the vote closes Thu Mar 5 17:00 UTC, distros list and embargo dates pending",
+    "tkovac", "the date I'm proposing to the distros list: Tue Mar 10, embargo pending their acks", NULL, FALSE },
+  { "foobot", "nightly: FAILED on qemu (test_stream_chunked: timeout after 60s)",
+    "foobot", "#1432: FAILED on qemu (test_stream_chunked: timeout after 60s), 20/21 passed", NULL, FALSE },
+  /* "his story" is the story of the person the line names, not another turn's stories */
+  { "john", "everyone at a shelter has their own inspiring story of hardship and hope",
+    "maria", "I met someone named David at a shelter. Hearing his story of hardship was humbling", "his story",
+    FALSE },
+  { "maria", "last week David from a shelter told me his story of hardship and hope",
+    "maria", "I met someone named David at a shelter. Hearing his story of hardship was humbling", "his story",
+    TRUE },
+};
+
+static void
+test_reference_name_shapes (void)
+{
+  run_ref_cases (name_cases, G_N_ELEMENTS (name_cases));
+}
+
+/* A pronoun's pair must read as a noun compound: "taking care" is a verb phrase that a farewell ("take care!")
+ * shares by chance. */
+static const RefCase phrase_cases[] = {
+  { "joanna", "after finishing my screenplay I got a rejection letter from a major company",
+    "joanna", "They just sent me a generic rejection letter without much feedback.", NULL, TRUE },
+  { "joanna", "Later, take care!",
+    "joanna", "They look so peaceful with their shells! Is taking care of them tough?", NULL, FALSE },
+};
+
+static void
+test_reference_pronoun_noun_pair (void)
+{
+  run_ref_cases (phrase_cases, G_N_ELEMENTS (phrase_cases));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1871,5 +1941,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-quote-not-caption", test_reference_quote_not_caption);
   g_test_add_func ("/catchup/summary/reference-name-after-preposition", test_reference_name_after_preposition);
   g_test_add_func ("/catchup/summary/reference-quote-not-greeting", test_reference_quote_not_greeting);
+  g_test_add_func ("/catchup/summary/reference-name-shapes", test_reference_name_shapes);
+  g_test_add_func ("/catchup/summary/reference-pronoun-noun-pair", test_reference_pronoun_noun_pair);
   return g_test_run ();
 }
