@@ -74,14 +74,19 @@ typedef struct {
 } CueClass;
 
 static const char *const decision_cues[] = {
-  "decided", "decision", "agreed", "we'll go with", "going with", "go with", "we went with", "settled",
+  /* "agreed." opening a reply assents to the line before it; "caught in rc1 instead of by users" compares;
+   * "how's it going with yoga?" chooses nothing: going with something needs someone who goes with it */
+  "decided", "decision", "we agreed", "agreed on", "agreed to", "as agreed", "all agreed", "we'll go with",
+  "we're going with", "i'm going with", "let's go with", "go with that", "go with it", "we went with", "settled",
   "officially", "official", "is final", "final decision", "final call", "vote", "approved", "from now on",
-  "instead of", "let's do that", "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
+  "let's do that", "let's go", "drops", "dropping", "amendment", "moves to", "moved to", "postponed",
   "rescheduled", "is rm", "takes over", NULL,
 };
 static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
-  "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", NULL,
+  "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", "needs an ack", "needs the usual ack",
+  "needs a review", "needs review", "sign-off", "want to come", "wanna come", "want to join", "would you like to",
+  "do you want to", "you're welcome to", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
@@ -90,12 +95,14 @@ static const char *const plan_cues[] = {
 static const char *const action_cues[] = {
   "pushed", "merged", "fixed", "fixing", "opened", "filed", "deleted", "reworked", "landed", "reverted",
   "tagged", "deployed", "uploaded", "posted", "rolled back", "bumped", "submitted", "backported", "sent",
-  "switching", "switched", "restarted", "migrated", NULL,
+  "switching", "switched", "restarted", "migrated", "updating", "rebased", "reviewed", "restored", "restoring",
+  "skipping", "is up against", "is up for review", NULL,
 };
 static const char *const status_cues[] = {
   "failed", "failing", "fails", "broken", "green", "passes", "passing", "blocked", "done", "builds",
   "is down", "outage", "flaky", "timeout", "crash", "regression", "still", "works", "not yet", "reproduce",
-  NULL,
+  "offline", "snag", "went red", "holding", "stuck", "blocker", "we wait", "waiting for", "waiting on", "rejects",
+  "rejected", NULL,
 };
 static const char *const news_cues[] = {
   "released", "release", "announce", "cve", "security", "advisory", "is out", "new version", "rc1", "rc2",
@@ -123,7 +130,13 @@ static const char *const pep[] = {
   "keep going", "keep it up", "keep pushing", "keep on going", "keep at it", "never quit", "don't quit",
   "give up", "right attitude", "believe in yourself", "proud of you", "thanks for the support",
   "appreciate your help", "appreciate the support", "your support", "means a lot", "mean a lot", "rock on",
-  "you got this", "you can do it", "keep up the", "on this journey", "on this trip together", NULL,
+  "you got this", "you can do it", "keep up the", "on this journey", "on this trip together", "here for you",
+  "every step of the way", "bring me down", "thanks for your support", "kind words", "thanks for the support",
+  "doing my best", "do my best", "your belief", "you're incredible", "you're the best", "you're inspiring",
+  /* closings: "I'll keep you posted. Have a great day." promises nothing a reader needs */
+  "keep you posted", "have a great day", "have a good day", "have a great one", "talk soon", "talk to you soon",
+  "take care", "see you later", "see ya", "catch you later", "let me know how it goes", "let you know how it goes",
+  "wish them luck", "wish you luck", "have a blast", "no problem", NULL,
 };
 /* Short answers: nothing on their own, but the answer to a question or request. */
 static const char *const answers[] = {
@@ -134,10 +147,36 @@ static const char *const answers[] = {
 static const char *const first_person[] = {
   "i", "i'm", "i've", "i'd", "my", "we", "we're", "we've", "our", "me", "us", NULL,
 };
+static const char *const second_person[] = { "you", "you're", "you've", "you'd", "you'll", "your", "yours", NULL };
+
+/* How many words of text are one of list, as whole words. */
+static guint
+count_words_of (const char *folded, const char *const *list)
+{
+  guint n = 0;
+  for (const char *p = folded; *p;) {
+    while (*p && !(g_ascii_isalnum (*p) || *p == '\''))
+      p++;
+    gsize len = strspn (p, "abcdefghijklmnopqrstuvwxyz0123456789'");
+    if (len == 0) {
+      p += *p ? 1 : 0;
+      continue;
+    }
+    for (guint i = 0; list[i]; i++)
+      if (strlen (list[i]) == len && memcmp (p, list[i], len) == 0) {
+        n++;
+        break;
+      }
+    p += len;
+  }
+  return n;
+}
+
 /* Reactions that open a message ("Wow, that sounds great!"): what follows them is what counts. */
 static const char *const reactions[] = {
   "wow", "that's", "thats", "sounds", "awesome", "cool", "nice", "congrats", "congratulations", "aww", "omg",
-  "haha", "great", "amazing", "glad", "so happy", "that sounds", "what a", NULL,
+  "haha", "great", "amazing", "glad", "so happy", "that sounds", "what a", "that looks", "looks", "mmm", "yum",
+  "ooh", NULL,
 };
 
 gboolean
@@ -292,8 +331,43 @@ without_quotes (const char *folded)
 static const char *const small_talk[] = {
   "how about you", "and you", "what about you", "been up to", "what's up", "what's new", "what's been up",
   "how are you", "how have you been", "how've you been", "how's it going", "how are things", "anything new",
-  "any news", "new things", "what's happening", "up with you", "what do you think", NULL,
+  "any news", "new things", "what's happening", "up with you", "what do you think", "ever been", "you ever",
+  "ever tried", NULL,
 };
+
+/* "Could you show me a picture of it?": a chat's way of staying on a subject, not a request a reader must act on. */
+static const char *const photo_requests[] = {
+  "show me a picture", "show me a pic", "show me a photo", "send me a pic", "send me a photo", "share a pic",
+  "share a photo", "see a picture", "see a pic", "see a photo", "any pics", "any photos", "any pictures", NULL,
+};
+
+/* A question that only asks the other to agree with a statement: "… since my first tournament, hasn't it?". */
+static const char *const tag_questions[] = {
+  "isn't it?", "hasn't it?", "wasn't it?", "didn't it?", "doesn't it?", "aren't they?", "don't you think?",
+  "right?", "you know?", "isn't that?", "eh?", "huh?", NULL,
+};
+
+static gboolean
+only_tag_questions (const char *asked)
+{
+  guint questions = 0, tags = 0;
+  for (const char *start = asked;;) {
+    while (*start == ' ')
+      start++;
+    const char *end = sentence_end (start);
+    if (!*end)
+      break;
+    g_autofree char *sentence = g_strndup (start, end + 1 - start);
+    questions++;
+    for (guint i = 0; tag_questions[i]; i++)
+      if (g_str_has_suffix (sentence, tag_questions[i])) {
+        tags++;
+        break;
+      }
+    start = end + 1;
+  }
+  return questions > 0 && tags == questions;
+}
 
 /* Whether a message asks in earnest. Personal news that ends in a small-talk question ("my son got into an
  * accident … What's been up with you?") is news: its question asks for nothing a reader needs. */
@@ -305,6 +379,8 @@ asks_in_earnest (const char *clean, const char *folded)
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (folded, stated, asked);
+  if (only_tag_questions (asked->str))
+    return FALSE;
   return count_terms (asked->str) > 3 || !catchup_summary_has_any (asked->str, small_talk) ||
          !catchup_summary_has_any (stated->str, first_person) || count_terms (stated->str) < 4;
 }
@@ -328,6 +404,54 @@ is_pep (const char *folded)
   return left < 4;
 }
 
+/* "it's only ever going to fail from now on" foretells, it decides nothing: "from now on" decides only in a
+ * sentence that says what people will do. */
+static gboolean
+foretells (const char *folded, const char *cue)
+{
+  static const char *const forecasts[] = { "going to", "it's", "it will", "it'll", "gonna", NULL };
+  if (!g_str_equal (cue, "from now on"))
+    return FALSE;
+  for (const char *start = folded;;) {
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
+    if (catchup_text_has_folded_phrase (sentence, cue) && catchup_summary_has_any (sentence, forecasts))
+      return TRUE;
+    if (!*end)
+      return FALSE;
+    start = end + 1;
+  }
+}
+
+/* "not instead of it", "haven't decided", "no decision yet": a decision cue that is negated decides nothing;
+ * "reworked per gsteen's amendment" acts on a decision made before. */
+static gboolean
+not_deciding (const char *folded, const char *cue)
+{
+  static const char *const negations[] = { "not", "no", "never", "haven't", "hasn't", "didn't", "don't", "isn't",
+                                           "nothing", "per", "per the", NULL };
+  /* "per gsteen's amendment", "per Friday's call": "per" and a possessive word before the cue */
+  for (const char *p = strstr (folded, cue); p; p = strstr (p + 1, cue)) {
+    const char *end = p;
+    while (end > folded && end[-1] == ' ')
+      end--;
+    const char *start = end;
+    while (start > folded && start[-1] != ' ')
+      start--;
+    g_autofree char *word = g_strndup (start, end - start);
+    gboolean possessive = g_str_has_suffix (word, "'s") || g_str_has_suffix (word, "’s");
+    if (possessive && start - folded >= 4 && strncmp (start - 4, "per ", 4) == 0)
+      return TRUE;
+  }
+  for (guint i = 0; negations[i]; i++) {
+    g_autofree char *phrase = g_strconcat (negations[i], " ", cue, NULL);
+    g_autofree char *yet = g_strconcat (negations[i], " yet ", cue, NULL);
+    if (catchup_text_has_folded_phrase (folded, phrase) || catchup_text_has_folded_phrase (folded, yet))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* The cue class of a message, FALSE when none matches. */
 static gboolean
 cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
@@ -335,7 +459,9 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
   *hits = 0;
   for (guint c = 0; c < G_N_ELEMENTS (cue_classes); c++)
     for (guint i = 0; cue_classes[c].cues[i]; i++) {
-      if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]))
+      if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]) ||
+          foretells (folded, cue_classes[c].cues[i]) ||
+          (cue_classes[c].worth == CATCHUP_WORTH_DECISION && not_deciding (folded, cue_classes[c].cues[i])))
         continue;
       if ((*hits)++ == 0) {
         *worth = cue_classes[c].worth;
@@ -350,12 +476,20 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
 static const char *
 after_reaction (const char *folded)
 {
-  g_autofree char *bare = bare_words (folded);
-  if (!catchup_summary_has_any (bare, reactions))
-    return folded;
-  const char *end = strpbrk (folded, ".!?");
-  return end ? end + 1 : folded + strlen (folded);
+  const char *rest = folded;
+  /* the reaction is the opening sentence, a short one ("Wow, John! That's awesome."): "It had lots of great
+   * things like salads" is a claim however great they were */
+  for (guint k = 0; k < 2; k++) {
+    const char *end = strpbrk (rest, ".!?");
+    g_autofree char *first = g_strndup (rest, end ? (gsize) (end - rest) : strlen (rest));
+    if (catchup_summary_count_words (first) > 6 || !catchup_summary_has_any (first, reactions))
+      break;
+    rest = end ? end + 1 : rest + strlen (rest);
+  }
+  return rest;
 }
+
+#define YOU_WEIGHT 0.8
 
 /* Summary-worthiness of one message and how much it weighs; 0 for chit-chat and bot noise. */
 static double
@@ -379,6 +513,9 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (said, stated, asked);
+  /* "… since my first tournament, hasn't it?" states */
+  if (only_tag_questions (asked->str))
+    g_string_append (stated, asked->str);
   if (cue_class (said, worth, &score, &hits)) {
     CatchupWorth stated_worth;
     double stated_score;
@@ -399,6 +536,14 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
   }
   if (score == 0)
     return 0;
+  if (*worth == CATCHUP_WORTH_REQUEST && catchup_summary_has_any (asked->str, photo_requests))
+    score *= 0.35;
+  /* a message more about "you" than about "I" answers the other's news ("Giving a home to needy kids is such a
+   * lovely thing, you'll be a great mom"): the news is theirs, in their own line */
+  if ((*worth == CATCHUP_WORTH_NEWS || *worth == CATCHUP_WORTH_QUESTION || *worth == CATCHUP_WORTH_OTHER ||
+       *worth == CATCHUP_WORTH_STATUS) &&
+      count_words_of (stated->str, second_person) > count_words_of (stated->str, first_person))
+    score *= YOU_WEIGHT;
   if (reaction_only)
     score *= 0.4;
   if (is_pep (folded))
@@ -464,6 +609,23 @@ opens_off_topic (const char *folded)
 /* An off-topic aside runs until the room goes quiet for a while. */
 #define ASIDE_PAUSE (15 * 60)
 
+/* A message's cues are in what its speaker wrote: a photo's caption describes the picture ("a person holding a
+ * paper bag" made "Yeah, its a great idea!" a status line). */
+static double
+classify_spoken (CatchupCandidate *c)
+{
+  g_autofree char *said = g_strdup (c->clean);
+  char *caption = strstr (said, "[shares ");
+  char *close = caption ? strchr (caption, ']') : NULL;
+  if (caption)
+    memmove (caption, close ? close + 1 : caption + strlen (caption), strlen (close ? close + 1 : "") + 1);
+  g_strstrip (said);
+  g_autofree char *folded = g_utf8_casefold (said, -1);
+  /* what the picture shows still makes the message specific */
+  return classify (c->msg->speaker, said, folded, c->terms->len, catchup_summary_count_words (said), c->question,
+                   &c->worth);
+}
+
 static GArray *
 make_candidates (GPtrArray *window, CatchupMemory *mem)
 {
@@ -485,7 +647,7 @@ make_candidates (GPtrArray *window, CatchupMemory *mem)
     c.gaps = gaps_of_utterance (mem, msg);
     aside = opens_off_topic (c.folded) || (aside && msg->ts - prev_ts <= ASIDE_PAUSE);
     prev_ts = msg->ts;
-    c.score = aside ? 0 : classify (msg->speaker, c.clean, c.folded, c.terms->len, c.words, c.question, &c.worth);
+    c.score = aside ? 0 : classify_spoken (&c);
     g_array_append_val (cands, c);
   }
   return cands;
@@ -605,9 +767,10 @@ find_answer (GArray *cands, guint q, GArray *people)
     gboolean at_once = two_people && j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
     if (!at_once && !takes_up (r, c))
       return -1;
-    /* a counter-question is no answer; "yes, and when?" is */
+    /* a counter-question is no answer; "yes, and when?" is; the answer may follow it ("Is it lactose-free?" …
+     * "Sure! I'll come over tomorrow") */
     if (is_counter_question (r))
-      return -1;
+      continue;
     return j;
   }
   return -1;
@@ -629,6 +792,57 @@ link_answers (GArray *cands)
     /* the answer to a question is what the question was for */
     if (cand (cands, a)->score > 0)
       cand (cands, a)->score += 0.8;
+  }
+}
+
+/* ---- leaning on history ---- */
+
+/* What a returning reader most needs spelled out leans on what was said before the window: "the same trick ravi
+ * found", "the other spot", "ravi's thing", "per Friday's call", "not repeating last time". */
+static const char *const history_phrases[] = {
+  "the same", "the other", "last time", "as discussed", "as agreed", "as planned", "not repeating", "once again",
+  "re the", "like before", NULL,
+};
+static const char *const weekdays[] = {
+  "monday's", "tuesday's", "wednesday's", "thursday's", "friday's", "saturday's", "sunday's", "yesterday's",
+  "today's", "last week's", NULL,
+};
+
+/* "ravi's thing": a person of the room or a day, in the possessive, before a noun. */
+static gboolean
+possessive_reference (const char *folded, GArray *people)
+{
+  for (const char *p = strstr (folded, "'s "); p; p = strstr (p + 1, "'s ")) {
+    const char *start = p;
+    while (start > folded && start[-1] != ' ' && start[-1] != '(')
+      start--;
+    g_autofree char *owner = g_strndup (start, p + 2 - start);
+    g_autofree char *noun = g_strndup (p + 3, strcspn (p + 3, " ,.;:!?)"));
+    /* "ravi's been …" is "ravi has" */
+    if (!g_ascii_isalpha (noun[0]) || catchup_text_is_stop_word (noun) || g_str_has_suffix (noun, "ed") ||
+        g_str_has_suffix (noun, "ing"))
+      continue;
+    if (g_strv_contains (weekdays, owner))
+      return TRUE;
+    owner[strlen (owner) - 2] = '\0';
+    for (guint i = 0; i < people->len; i++)
+      if (g_str_equal (g_array_index (people, Person, i).folded, owner))
+        return TRUE;
+  }
+  return FALSE;
+}
+
+#define HISTORY_BONUS 0.5
+
+static void
+weigh_history (GArray *cands)
+{
+  g_autoptr (GArray) people = people_of (cands);
+  for (guint i = 0; i < cands->len; i++) {
+    CatchupCandidate *c = cand (cands, i);
+    if (c->score > 0 && (catchup_summary_has_any (c->folded, history_phrases) ||
+                         possessive_reference (c->folded, people)))
+      c->score += HISTORY_BONUS;
   }
 }
 
@@ -666,6 +880,35 @@ whole_text (const char *full, guint max_chars)
   return g_strdup (from);
 }
 
+/* "I read that book and loved it": the first sentence leans on what was asked for what it is about. */
+static gboolean
+points_back (const char *folded)
+{
+  static const char *const pointers[] = { "that", "those", "it", "them", NULL };
+  /* within its first few words: "… emotional support outside them" has its referent in the sentence */
+  g_autofree char *first = g_strndup (folded, sentence_end (folded) - folded);
+  g_auto (GStrv) words = g_strsplit (g_strstrip (first), " ", 6);
+  if (g_strv_length (words) == 6)
+    words[5][0] = '\0';
+  g_autofree char *opening = g_strjoinv (" ", words);
+  return count_words_of (opening, pointers) > 0;
+}
+
+/* After an opening "yes": a first sentence of its own that a reader understands without the question ("Yep, I'm
+ * hiking with some buddies this weekend"), not "yes, both", "no, it did not" or "yep, I read that book". */
+static gboolean
+says_on_its_own (const char *rest)
+{
+  static const char *const subjects[] = { "i", "i'm", "i've", "i'll", "we", "we're", "we've", "we'll", "my", "our",
+                                          NULL };
+  while (*rest && !g_ascii_isalnum (*rest))
+    rest++;
+  const char *end = sentence_end (rest);
+  g_autofree char *first = g_strndup (rest, end - rest);
+  g_autofree char *word = g_strndup (first, strcspn (first, " ,"));
+  return catchup_summary_count_words (first) >= 5 && g_strv_contains (subjects, word) && !points_back (first);
+}
+
 /* An answer that needs its question to be read: short, opened by yes/no or a pronoun ("yes, both", "it
  * did"), or a few words that share none with it ("Three times a week" after "how often do you train?"). A
  * self-contained answer ("carl owns the backup cron since March") stands on its own. */
@@ -678,18 +921,21 @@ needs_question (GArray *cands, const CatchupCandidate *a)
     /* the words of the answer itself, without "Thanks, Maria!" */
     g_autofree char *own = whole_text (a->clean, G_MAXUINT);
     g_autoptr (GPtrArray) terms = catchup_summary_terms (own);
-    if (terms->len <= 6 && catchup_summary_overlap (terms, asked) == 0)
+    g_autofree char *folded = g_utf8_casefold (own, -1);
+    /* "Thanks, John! It had lots of great things like salads": what "it" is, the question says */
+    if ((terms->len <= 6 && catchup_summary_overlap (terms, asked) == 0) || points_back (after_reaction (folded)))
       return TRUE;
   }
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
                                          "neither", "none", "it", "that", "they", "she", "he", "only", "probably",
                                          "maybe", "definitely", "absolutely", NULL };
-  g_autofree char *bare = bare_words (a->folded);
+  /* "That's great, Joanna! Iron Man is my top pick" opens with a reaction, not with a pronoun */
+  g_autofree char *bare = bare_words (after_reaction (a->folded));
   if (a->words <= 8)
     return TRUE;
   for (guint i = 0; openers[i]; i++)
     if (g_str_has_prefix (bare, openers[i]) && !g_ascii_isalnum (bare[strlen (openers[i])]))
-      return TRUE;
+      return !says_on_its_own (bare + strlen (openers[i]));
   return FALSE;
 }
 
@@ -797,6 +1043,7 @@ typedef struct {
   GHashTable *covered;     /* terms of the chosen lines */
   Budget budget;
   guint entries, rendered;
+  gboolean two_people;
 } Chooser;
 
 /* What a chosen candidate costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
@@ -812,6 +1059,8 @@ cost (const CatchupCandidate *c, GArray *cands)
   return n;
 }
 
+static gboolean tells_news (const CatchupCandidate *c);
+
 static gboolean
 take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 {
@@ -821,6 +1070,15 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   if (is_redundant (c, ch->covered)) {
     c->covered = TRUE;
     return FALSE;
+  }
+  /* between two people a question that only leads to a self-contained answer is said by the answer: the line
+   * is the answer's (in a room of more, who asked whom is part of what happened) */
+  CatchupCandidate *answer = cand (ch->cands, c->answer);
+  if (ch->two_people && answer && answer->score > 0 && !needs_question (ch->cands, answer) &&
+      !points_back (after_reaction (answer->folded)) && !tells_news (c) &&
+      c->worth != CATCHUP_WORTH_REQUEST && c->worth != CATCHUP_WORTH_DECISION) {
+    c->covered = TRUE;
+    return !answer->chosen && take (ch, answer, forced);
   }
   guint n = cost (c, ch->cands);
   /* the last decision may take an entry beyond the count, never room beyond the length */
@@ -853,12 +1111,15 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 
 /* The last quarter of the window always gets lines, and its last decision always one: what holds now is what a
  * returning reader needs most. Then the best of the whole window, whatever its place. */
+#define TAIL_SCORE 2.0
+
 static void
 choose (GArray *cands, Budget budget)
 {
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
-  Chooser ch = { cands, order, covered, budget, 0, 0 };
+  g_autoptr (GArray) people = people_of (cands);
+  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2 };
   guint tail = cands->len - cands->len / 4;
 
   for (guint i = 0; i < cands->len; i++)
@@ -874,7 +1135,9 @@ choose (GArray *cands, Budget budget)
   guint tail_quota = MAX (1, budget.entries / 4);
   for (guint i = 0, got = 0; i < order->len && got < tail_quota; i++) {
     CatchupCandidate *c = order->pdata[i];
-    if (c->index >= cand (cands, MIN (tail, cands->len - 1))->index && take (&ch, c, FALSE))
+    /* a closing "have a great day" does not stand for the window's end */
+    if (c->index >= cand (cands, MIN (tail, cands->len - 1))->index && c->score >= TAIL_SCORE &&
+        take (&ch, c, FALSE))
       got++;
   }
   for (guint i = 0; i < order->len; i++)
@@ -925,15 +1188,90 @@ others_spoke_after (GArray *cands, const CatchupCandidate *c)
   return FALSE;
 }
 
+/* What a message brings that the window had not said, for an excerpt to start at: "Thanks, Nate! It was a real
+ * roller coaster … Spider-Man has always been a favorite of mine" is about Spider-Man. */
+/* "Hey Nate, long time no talk!": a short sentence opened by a greeting says nothing of its own. */
+static gboolean
+greets (const char *sentence)
+{
+  static const char *const greetings[] = { "hey", "hi", "hello", "long time", "good morning", "morning", NULL };
+  g_autofree char *folded = g_utf8_casefold (sentence, -1);
+  if (catchup_summary_count_words (folded) > 6)
+    return FALSE;
+  for (guint i = 0; greetings[i]; i++)
+    if (g_str_has_prefix (folded, greetings[i]) && !g_ascii_isalnum (folded[strlen (greetings[i])]))
+      return TRUE;
+  return FALSE;
+}
+
+static guint
+new_in (GPtrArray *terms, const CatchupCandidate *c, GHashTable *first_use, GHashTable *add_to)
+{
+  guint n = 0;
+  for (guint t = 0; t < terms->len; t++)
+    if (GPOINTER_TO_UINT (g_hash_table_lookup (first_use, terms->pdata[t])) == c->index + 1) {
+      n++;
+      if (add_to)
+        g_hash_table_add (add_to, g_strdup (terms->pdata[t]));
+    }
+  return n;
+}
+
+/* The excerpt starts at the first sentence that says something, unless that has no cue of its own and a later one
+ * brings at least twice as much that is new: then the focus is that sentence's new words. */
 static void
-add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, guint max_chars)
+add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_use)
+{
+  g_autoptr (GPtrArray) sentences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  guint first = G_MAXUINT, best = 0, best_new = 0;
+  for (const char *start = c->clean;;) {
+    while (*start == ' ')
+      start++;
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
+    GPtrArray *terms = catchup_summary_terms (sentence);
+    guint n = new_in (terms, c, first_use, NULL);
+    if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence)) {
+      g_autofree char *folded = g_utf8_casefold (sentence, -1);
+      CatchupWorth worth;
+      double weight;
+      guint hits;
+      /* a first sentence that decides, plans or tells, or tells of the speaker ("I've been busy with writing
+       * projects"), is the claim, however much follows it */
+      g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
+      if (cue_class (folded, &worth, &weight, &hits) || g_strv_contains (first_person, subject)) {
+        g_ptr_array_unref (terms);
+        return;
+      }
+      first = sentences->len;
+    }
+    if (n > best_new)
+      best = sentences->len, best_new = n;
+    g_ptr_array_add (sentences, terms);
+    if (!*end)
+      break;
+    start = end + 1;
+  }
+  if (first == G_MAXUINT || best == first ||
+      best_new < 2 * new_in (sentences->pdata[first], c, first_use, NULL))
+    return;
+  new_in (sentences->pdata[best], c, first_use, focus);
+}
+
+static void
+add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, GHashTable *first_use,
+           guint max_chars)
 {
   const CatchupCandidate *a = cand (cands, c->answer);
   if (!a) {
     line->no_reply = section_of (c) == CATCHUP_SECTION_ASKED && !others_spoke_after (cands, c);
     return;
   }
-  g_autofree char *text = show_text (a->clean, NULL, max_chars);
+  g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* "Nope, never been on a sports team. …": an answer that opens with its answer keeps its start */
+  if (!opens_with_answer (a))
+    add_news_focus (focus, a, first_use);
+  g_autofree char *text = show_text (a->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
   g_ptr_array_add (line->reply, catchup_summary_item_new (NULL, a->msg->id, a->msg->speaker, a->msg->ts, text));
   g_ptr_array_add (line->sources, g_strdup (a->msg->id));
 }
@@ -961,29 +1299,86 @@ tells_news (const CatchupCandidate *c)
   return catchup_summary_has_any (stated->str, first_person) && count_terms (stated->str) >= 6;
 }
 
-/* The line's text keeps a gap-bearing line's expression in view, or its reference dangles. */
+/* The last sentence of clean that asks, outside a photo caption, or NULL. */
 static char *
-line_text (const CatchupCandidate *c, CatchupMemory *mem, guint max_chars)
+last_question (const char *clean)
+{
+  g_autofree char *said = g_strdup (clean);
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  char *q = strrchr (said, '?');
+  if (!q)
+    return NULL;
+  char *start = q;
+  while (start > said && !(strchr (".!?", start[-1]) && start[0] == ' '))
+    start--;
+  return g_strstrip (g_strndup (start, q + 1 - start));
+}
+
+/* A question that first tells news, shown with its answer: the news, and the question the answer answers even
+ * when the message does not fit ("I totally understand why reading means so much to you. … What's your favorite
+ * book?"). */
+static char *
+news_and_question (const char *clean, guint max_chars)
+{
+  g_autofree char *whole = whole_text (clean, max_chars);
+  g_autofree char *question = last_question (clean);
+  if (whole || !question || g_utf8_strlen (question, -1) + 20 > (glong) max_chars)
+    return show_text (clean, NULL, max_chars);
+  guint room = max_chars - (guint) g_utf8_strlen (question, -1) - 3;
+  g_autofree char *news = catchup_summary_excerpt (clean, NULL, room);
+  if (strstr (news, question))
+    return g_steal_pointer (&news);
+  /* the excerpt ends in "…" when it was cut: the question follows the elision */
+  return g_str_has_suffix (news, "…") ? g_strconcat (news, " ", question, NULL)
+                                       : g_strconcat (news, " … ", question, NULL);
+}
+
+/* The line's text keeps the expression its reference explains in view, or the reference dangles. */
+static char *
+line_text (const CatchupCandidate *c, GHashTable *first_use, guint max_chars)
 {
   /* a question shown with its answer must show what it asks; a statement that ends in a request ("they come
    * back in rc2 … dfarrow can you do that one too?") keeps its statement */
   g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && !tells_news (c)
                                    ? catchup_summary_question_focus (c->clean)
                                                 : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; mem && c->answer < 0 && i < c->gaps->len; i++) {
-    CatchupGap *gap = mem->gaps->pdata[g_array_index (c->gaps, guint, i)];
-    g_autoptr (GPtrArray) terms = catchup_summary_terms (gap->expression);
+  /* the expressions a "↳" line explains stay in view; an expression the detector flagged that nothing explains
+   * is no reason to cut the line ("I just joined a new LGBTQ activist group" was cut for "a real difference") */
+  for (guint i = 0; c->answer < 0 && i < c->context->len; i++) {
+    const CatchupSummaryItem *item = c->context->pdata[i];
+    g_autoptr (GPtrArray) terms = catchup_summary_terms (item->ref ? item->ref : "");
     for (guint t = 0; t < terms->len; t++)
       g_hash_table_add (focus, g_strdup (terms->pdata[t]));
   }
+  /* a question shown with its answer keeps what it asks */
+  if (g_hash_table_size (focus) == 0 && c->answer < 0)
+    add_news_focus (focus, c, first_use);
+  if (c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && tells_news (c))
+    return news_and_question (c->clean, max_chars);
   return show_text (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
 }
 
+/* term -> 1 + the index of the window message that first uses it */
+static GHashTable *
+first_uses (GArray *cands)
+{
+  GHashTable *first = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < cands->len; i++) {
+    GPtrArray *terms = cand (cands, i)->terms;
+    for (guint t = 0; t < terms->len; t++)
+      if (!g_hash_table_contains (first, terms->pdata[t]))
+        g_hash_table_insert (first, terms->pdata[t], GUINT_TO_POINTER (i + 1));
+  }
+  return first;
+}
+
 static CatchupSummaryLine *
-make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
+make_line (GArray *cands, guint i, CatchupMemory *mem, GHashTable *first_use, const Budget *b)
 {
   CatchupCandidate *c = cand (cands, i);
-  g_autofree char *text = line_text (c, mem, b->line_chars);
+  g_autofree char *text = line_text (c, first_use, b->line_chars);
   CatchupSummaryLine *line = catchup_summary_line_new (section_of (c), c->msg->id, c->msg->speaker, c->msg->ts,
                                                        text);
   g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&c->context));
@@ -991,7 +1386,7 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, const Budget *b)
   add_replaced (line, c, b->context_chars);
   add_agreement (line, cands, i);
   if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
-    add_reply (line, cands, c, b->context_chars);
+    add_reply (line, cands, c, first_use, b->context_chars);
   /* an answer shown under its question brings the references that explain it */
   if (line->reply->len > 0)
     g_ptr_array_extend_and_steal (line->context, g_ptr_array_ref (cand (cands, c->answer)->context));
@@ -1082,14 +1477,16 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   g_autoptr (GArray) cands = make_candidates (window, mem);
 
   link_answers (cands);
+  weigh_history (cands);
   weigh_references (cands, mem, profile->context_chars);
   guint topics = catchup_summary_topics (cands);
   catchup_summary_supersede (cands, mem);
   Budget budget = budget_for (profile, cands, topics);
   choose (cands, budget);
+  g_autoptr (GHashTable) first_use = first_uses (cands);
   for (guint i = 0; i < cands->len; i++)
     if (cand (cands, i)->chosen)
-      g_ptr_array_add (summary->lines, make_line (cands, i, mem, &budget));
+      g_ptr_array_add (summary->lines, make_line (cands, i, mem, first_use, &budget));
   fit_items (summary->lines, budget.rendered);
   summary->topics_left_out = catchup_summary_left_out (cands, summary->left_out_terms, LEFT_OUT_TERMS);
   /* still in time order here, so "For you" is too */

@@ -203,12 +203,23 @@ facts_clear (Facts *f)
 }
 
 /* The values a text states and its other content terms. People are the room's speakers it names. */
+#define MAX_NUMBERS 3
+
+/* "Hey Joanna", "thanks ravi": the name after a greeting addresses a person, it is no state. */
+static const char *const greetings[] = { "hey", "hi", "hello", "thanks", "thx", "ty", "congrats", "morning", "bye",
+                                         "night", "welcome", NULL };
+
 static void
 facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_speaker, GHashTable *people)
 {
-  g_autofree char *folded = g_utf8_casefold (text ? text : "", -1);
+  /* a photo's caption describes the picture: it states nothing that holds */
+  g_autofree char *said = g_strdup (text ? text : "");
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  g_autofree char *folded = g_utf8_casefold (said, -1);
   g_auto (GStrv) words = g_strsplit_set (folded, " ,;()[]!?\"", -1);
-  g_autoptr (GPtrArray) terms = text_terms ? g_ptr_array_ref (text_terms) : catchup_summary_terms (text);
+  g_autoptr (GPtrArray) terms = text_terms && !caption ? g_ptr_array_ref (text_terms) : catchup_summary_terms (said);
   g_autofree char *own = g_utf8_casefold (own_speaker ? own_speaker : "", -1);
 
   for (guint k = 0; k < N_VALUE_KINDS; k++)
@@ -217,7 +228,7 @@ facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_spe
     char *w = words[i];
     gsize len = strlen (w);
     /* "ravi: ..." addresses ravi; it says nothing about who does what */
-    gboolean address = i == 0 && len > 1 && w[len - 1] == ':';
+    gboolean address = (i == 0 && len > 1 && w[len - 1] == ':') || (i > 0 && in_words (words[i - 1], greetings));
     while (len > 0 && strchr (".:", w[len - 1]))
       w[--len] = '\0';
     if (!*w)
@@ -231,6 +242,9 @@ facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_spe
     if (k != N_VALUE_KINDS)
       g_hash_table_add (f->values[k], g_strdup (w));
   }
+  /* "(1) … (2) … (5)", "14 total, 12 closed, 2 open": a list or a tally, not one value that a state holds */
+  if (g_hash_table_size (f->values[VALUE_NUMBER]) > MAX_NUMBERS)
+    g_hash_table_remove_all (f->values[VALUE_NUMBER]);
   f->words = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint t = 0; t < terms->len; t++) {
     const char *term = terms->pdata[t];
@@ -407,7 +421,7 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
 
 /* ---- what did not fit ---- */
 
-#define LEFT_OUT_SCORE 1.5
+#define LEFT_OUT_SCORE 2.0
 
 /* Words that are no stop words for retrieval but name no topic either. */
 static const char *const vague_words[] = {
@@ -421,44 +435,95 @@ static const char *const vague_words[] = {
   "yours", "mine", "where", "whether", NULL,
 };
 
-/* The word of clean as it was written whose term is term: a whole word, no contraction ("doesn't" gives the
- * term "doesn", which is no word), no vague word; NULL when there is none. */
-static char *
-surface_word (const char *clean, const char *term)
-{
-  g_auto (GStrv) words = g_strsplit_set (clean, " ,.;:!?()[]{}\"/", -1);
+typedef struct {
+  char *word;           /* without the punctuation around it */
+  gboolean starts;      /* the first word of a sentence */
+} Word;
 
-  for (guint i = 0; words[i]; i++) {
-    const char *w = words[i];
-    g_autofree char *lower = g_utf8_strdown (w, -1);
-    if (strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words))
-      continue;
-    g_autoptr (GPtrArray) terms = catchup_summary_terms (w);
-    if (terms->len == 1 && g_str_equal (terms->pdata[0], term))
-      return g_strdup (w);
-  }
-  return NULL;
+static void
+word_clear (Word *w)
+{
+  g_free (w->word);
 }
 
-/* The keyword of a topic: its best line's rarest longer word, as written. */
-static char *
-keyword (const CatchupCandidate *c, GHashTable *df)
+/* The words of what a message's speaker wrote (its photo caption left out), each marked when it opens a
+ * sentence: a capital there names nothing. */
+static GArray *
+words_of (const char *clean)
 {
-  char *best = NULL;
-  guint best_df = G_MAXUINT;
-  for (guint t = 0; t < c->terms->len; t++) {
-    const char *term = c->terms->pdata[t];
-    guint d = GPOINTER_TO_UINT (g_hash_table_lookup (df, term));
-    if (strlen (term) < 4 || g_ascii_isdigit (term[0]) || d >= best_df)
-      continue;
-    char *word = surface_word (c->clean, term);
-    if (!word)
-      continue;
-    g_free (best);
-    best = word;
-    best_df = d;
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (Word));
+  g_array_set_clear_func (out, (GDestroyNotify) word_clear);
+  g_autofree char *said = g_strdup (clean);
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  g_auto (GStrv) raw = g_strsplit (said, " ", -1);
+  gboolean starts = TRUE;
+  for (guint i = 0; raw[i]; i++) {
+    const char *r = raw[i];
+    gsize len = strlen (r);
+    gsize a = strspn (r, ",.;:!?()[]{}\"/'-");
+    gsize b = len;
+    while (b > a && strchr (",.;:!?()[]{}\"/'-", r[b - 1]))
+      b--;
+    if (b > a) {
+      Word w = { g_strndup (r + a, b - a), starts };
+      g_array_append_val (out, w);
+    }
+    if (len > 0)
+      starts = strchr (".!?", r[len - 1]) != NULL;
   }
-  return best;
+  return out;
+}
+
+/* How well a word of a line names its topic: a name written with a capital inside a sentence ("Catan",
+ * "Prague") or a technical token ("s390x", "rc2") best, then a noun after a determiner or a possessive ("the
+ * poetry reading", "my pottery"), then any longer word; a word another message uses too gains. 0 for words
+ * that name nothing: stop and vague words, contractions, a person of the room, the message's opening word,
+ * words in -ly. */
+static double
+naming_weight (GArray *words, guint i, GHashTable *df, GHashTable *people)
+{
+  static const char *const determiners[] = { "the", "a", "an", "my", "our", "your", "his", "her", "their", "this",
+                                             "that", "new", "some", NULL };
+  const Word *word = &g_array_index (words, Word, i);
+  const char *w = word->word;
+  g_autofree char *lower = g_utf8_strdown (w, -1);
+  if (i == 0 || strlen (w) < 4 || strchr (w, '\'') || strstr (w, "’") || in_words (lower, vague_words) ||
+      g_str_has_suffix (lower, "ly") || catchup_text_is_stop_word (lower) || g_hash_table_contains (people, lower))
+    return 0;
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (w);
+  if (terms->len != 1)
+    return 0;
+  gboolean digit = FALSE, alpha = FALSE;
+  for (const char *p = w; *p; p++) {
+    digit |= g_ascii_isdigit (*p);
+    alpha |= g_ascii_isalpha (*p);
+  }
+  g_autofree char *before = g_utf8_strdown (g_array_index (words, Word, i - 1).word, -1);
+  double weight = 1.0;
+  if ((digit && alpha) || (!word->starts && g_ascii_isupper (w[0]) && g_ascii_islower (w[1])))
+    weight += 2.0;
+  else if (in_words (before, determiners))
+    weight += 1.0;
+  if (!digit && GPOINTER_TO_UINT (g_hash_table_lookup (df, terms->pdata[0])) >= 2)
+    weight += 0.5;
+  return weight;
+}
+
+/* The keyword of a topic: the word of its best line that names it best, as written. */
+static char *
+keyword (const CatchupCandidate *c, GHashTable *df, GHashTable *people)
+{
+  g_autoptr (GArray) words = words_of (c->clean);
+  gint best = -1;
+  double best_weight = 0;
+  for (guint i = 0; i < words->len; i++) {
+    double weight = naming_weight (words, i, df, people);
+    if (weight > best_weight)
+      best = (gint) i, best_weight = weight;
+  }
+  return best >= 0 ? g_strdup (g_array_index (words, Word, best).word) : NULL;
 }
 
 guint
@@ -467,6 +532,7 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
   g_autoptr (GHashTable) shown = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) best = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) df = document_frequency (cands);
+  g_autoptr (GHashTable) people = people_of (cands, NULL);
   guint n = 0;
 
   for (guint i = 0; i < cands->len; i++) {
@@ -484,7 +550,7 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
     if (g_hash_table_lookup (best, key) != c || g_hash_table_contains (shown, key))
       continue;
     n++;
-    g_autofree char *k = keyword (c, df);
+    g_autofree char *k = keyword (c, df, people);
     if (k && terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
       g_ptr_array_add (terms_out, g_steal_pointer (&k));
   }

@@ -293,7 +293,8 @@ cited (const CatchupSummaryItem *item, gint64 window_end)
 }
 
 static void
-append_items (GString *out, const CatchupSummaryLine *line, GArray *inlined, gint64 window_end)
+append_items (GString *out, const CatchupSummaryLine *line, GArray *inlined, gint64 window_end,
+              const char *time_format)
 {
   if (line->before)
     /* Translators: under a request to the user or their own commitment from before the window */
@@ -318,7 +319,8 @@ append_items (GString *out, const CatchupSummaryLine *line, GArray *inlined, gin
   for (guint k = 0; k < line->reply->len; k++) {
     const CatchupSummaryItem *item = line->reply->pdata[k];
     g_autofree char *who = catchup_summary_sanitize (item->speaker);
-    g_autofree char *when = catchup_summary_format_time (item->ts, C_("time", "%a %H:%M"));
+    /* in the lines' own format: a weekday alone could mean two days of the window */
+    g_autofree char *when = catchup_summary_format_time (item->ts, time_format);
     g_autofree char *text = catchup_summary_sanitize (item->text);
     /* Translators: an answer to the line above: "reply: olu (Tue 10:21): yes, both" */
     g_string_append_printf (out, _("  ↳ reply: %s (%s): %s\n"), who, when, text);
@@ -398,7 +400,7 @@ catchup_summary_to_text (const CatchupSummary *summary)
       else
         g_string_append_printf (out, "• %s: %s\n", who, text);
     }
-    append_items (out, line, inlined, summary->head.last_ts);
+    append_items (out, line, inlined, summary->head.last_ts, time_format);
     prev = line;
   }
   append_left_out (out, summary);

@@ -638,6 +638,20 @@ test_revises_memory (void)
   memory_free (mem);
 }
 
+/* The window's line id is shown and replaces no turn of the memory. */
+static void
+assert_revises_no_memory (const Row *old, guint n_old, const Row *rows, guint n_rows, const char *id)
+{
+  g_autoptr (GPtrArray) window = messages_from (rows, n_rows);
+  CatchupMemory *mem = memory_new (old, n_old);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, id);
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 0);
+  memory_free (mem);
+}
+
 /* A number alone is no revised state against an older turn: "instead" with another version number on a loosely
  * shared topic replaces nothing. */
 static void
@@ -650,14 +664,7 @@ test_number_not_revision_of_memory (void)
     { "r1", T0, "mira", "let's put the parser rewrite into the 3.0 release notes instead" },
     { "r2", T0 + MIN_, "bert", "ok, I'll update the draft" },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (old, G_N_ELEMENTS (old));
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
-  const CatchupSummaryLine *line = line_for (s, "r1");
-
-  g_assert_nonnull (line);
-  g_assert_cmpuint (line->supersedes->len, ==, 0);
-  memory_free (mem);
+  assert_revises_no_memory (old, G_N_ELEMENTS (old), rows, G_N_ELEMENTS (rows), "r1");
 }
 
 /* A question whose answer comes two lines later, after the asker's own follow-up. */
@@ -1079,6 +1086,224 @@ context_of (const CatchupSummary *s, const char *id)
         return line->context;
   }
   return NULL;
+}
+
+/* "…, hasn't it?" asks nobody anything; "from now on" after "it's only ever going to fail" foretells, it does not
+ * decide; the same words saying what people will do do; "not instead of it" decides nothing. */
+static CatchupSection
+section_alone (const char *speaker, const char *text)
+{
+  const Row rows[] = { { "s1", T0, speaker, text } };
+  g_autoptr (GPtrArray) window = messages_from (rows, 1);
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "s1");
+  g_assert_nonnull (line);
+  return line->section;
+}
+
+static void
+test_tag_and_forecast (void)
+{
+  g_assert_cmpint (section_alone ("Nate", "Thanks! It has been a while since my first regional tournament in Denver, hasn't it?"), ==,
+                   CATCHUP_SECTION_NEWS);
+  g_assert_cmpint (section_alone ("pbaird", "ok, I'll rework the windows part of the matrix tomorrow. the manual "
+                                            "workflow can go too, it's only ever going to fail from now on"),
+                   !=, CATCHUP_SECTION_DECISIONS);
+  g_assert_cmpint (section_alone ("mira", "from now on we squash-merge every PR into main"), ==,
+                   CATCHUP_SECTION_DECISIONS);
+  /* a cue after "per X's" acts on an earlier decision */
+  g_assert_cmpint (section_alone ("pbaird", "windows matrix reworked per gsteen's amendment: the 2019 image is gone, "
+                                            "and we now build with the oldest supported MSVC plus latest"),
+                   !=, CATCHUP_SECTION_DECISIONS);
+  /* a negated cue decides nothing */
+  g_assert_cmpint (section_alone ("tkovac", "that's still a nice headline for the release notes. and whatever the "
+                                            "reader adds later comes on top of that, not instead of it"),
+                   !=, CATCHUP_SECTION_DECISIONS);
+}
+
+/* Between two people a question that only leads to a self-contained answer ("Yep, I'm hiking …") is said by the
+ * answer: one line, not two; "yes, both." still needs its question and is shown under it. */
+static void
+test_answer_stands_alone (void)
+{
+  const Row rows[] = {
+    { "a1", T0, "Nate", "Thanks, I just like helping people. Do you have any plans for the weekend?" },
+    { "a2", T0 + MIN_, "Joanna", "Yep, I'm hiking with some buddies this weekend. We're checking out a new trail with "
+                                 "a rad waterfall near the lake. Can't wait!" },
+    { "a3", T0 + 30 * MIN_, "Joanna", "Are you inviting your tournament friends and the old teammates to the gaming "
+                                       "party?" },
+    { "a4", T0 + 31 * MIN_, "Nate", "yes, both." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+
+  const CatchupSummaryLine *hike = line_for (s, "a2");
+  g_assert_nonnull (hike);
+  g_assert_cmpuint (hike->reply->len, ==, 0);
+  g_assert_null (line_for (s, "a1"));
+  const CatchupSummaryLine *upload = line_for (s, "a3");
+  g_assert_nonnull (upload);
+  g_assert_cmpuint (upload->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) upload->reply->pdata[0])->id, ==, "a4");
+}
+
+/* A long message whose first sentence only reacts is shown from the sentence that brings what is new; one whose
+ * first sentence decides is shown from its start. */
+static void
+test_excerpt_at_news (void)
+{
+  const Row rows[] = {
+    { "e1", T0, "Nate", "Congrats, Joanna! Seeing your hard work pay off like that must've felt amazing. Do you have "
+                        "a favorite superhero?" },
+    { "e2", T0 + MIN_, "Joanna", "Thanks, Nate! It was a real roller coaster, but seeing the hard work pay off was "
+                                 "amazing. Spider-Man has always been a favorite of mine - I mean, who doesn't love Peter "
+                                 "Parker's struggles between being a hero and being a person with rent to pay and an aunt "
+                                 "to look after?" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = line_for (s, "e2");
+  if (!line)
+    line = line_for (s, "e1");
+  g_assert_nonnull (line);
+  const char *text = line->reply->len ? ((CatchupSummaryItem *) line->reply->pdata[0])->text : line->text;
+  g_assert_nonnull (strstr (text, "Spider-Man has always been a favorite"));
+  assert_quotes (text, rows[1].text);
+}
+
+/* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
+ * weekday alone could mean two days of it. */
+static void
+test_reply_time_format (void)
+{
+  const Row rows[] = {
+    { "f1", T0, "ines", "who owns the backup cron now?" },
+    { "f2", T0 + MIN_, "bert", "yes, carl does" },
+    { "f3", T0 + 7 * DAY, "dana", "the staging certificates expire on Friday, I'll renew them tomorrow" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  g_autofree char *text = catchup_summary_to_text (s);
+
+  g_assert_nonnull (strstr (text, "ines (03 Mar 09:00)"));
+  g_assert_nonnull (strstr (text, "reply: bert (03 Mar 09:01)"));
+}
+
+/* A photo's caption states nothing that holds, and a name after a greeting addresses someone: "Hey Joanna … my
+ * tournament got pushed back" revises no turn of Joanna's that only a caption shares words with. */
+static void
+test_caption_no_state (void)
+{
+  const Row old[] = {
+    { "o1", T0 - DAY, "Joanna", "Here's my list for the week, Nate! [shares a photo: a photo of a person holding a "
+                                "notebook with a list of tournament dates on it for Monday]" },
+  };
+  const Row rows[] = {
+    { "c1", T0, "Nate", "Hey Joanna, what a wild week! My game tournament got pushed back to next month, so I tried "
+                        "out some cooking with a notebook of recipes on Saturday" },
+    { "c2", T0 + MIN_, "Joanna", "Oh no, that's a bummer about the tournament! What did you cook?" },
+  };
+  assert_revises_no_memory (old, G_N_ELEMENTS (old), rows, G_N_ELEMENTS (rows), "c1");
+}
+
+/* A numbered list or a tally states no value: "(1) … (5) splitting big PRs early instead of in freeze week"
+ * revises no earlier line with a number in it. */
+static void
+test_list_no_revision (void)
+{
+  const Row rows[] = {
+    { "l1", T0, "dfarrow", "#1473 is up, the header split. it touches 14 files but it's almost all moving struct "
+                           "bodies around, big PRs like this need an early review" },
+    { "l2", T0 + DAY, "mira", "retro notes: (1) a C++ consumer check, (2) run abidiff before rc1, (3) key expiry "
+                              "check, (4) big-endian back in the required set, (5) splitting big PRs early instead "
+                              "of in freeze week" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *later = line_for (s, "l2");
+
+  g_assert_nonnull (later);
+  g_assert_cmpuint (later->supersedes->len, ==, 0);
+  g_assert_nonnull (line_for (s, "l1"));
+}
+
+/* A line that leans on what was said before the window ("the same trick ravi found", "per Friday's call") is what
+ * a returning reader most needs: among lines of equal weight it is chosen first. */
+static void
+test_history_first (void)
+{
+  const Row rows[] = {
+    { "h1", T0, "dfarrow", "pushed the importer cleanup with the same trick ravi found, tests pass" },
+    { "h2", T0 + 5 * MIN_, "pbaird", "pushed the docs cleanup to main, the links pass on every page" },
+    { "h3", T0 + 10 * MIN_, "ravi", "pushed the parser cleanup to main, the tests pass on every runner" },
+    { "h4", T0 + 15 * MIN_, "gsteen", "pushed the logging cleanup to main, the checks pass on every build" },
+    { "h5", T0 + 20 * MIN_, "yuki_n", "pushed the packaging cleanup to main, the builds pass on every arch" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  g_assert_cmpuint (s->lines->len, <, G_N_ELEMENTS (rows));
+  g_assert_nonnull (line_for (s, "h1"));
+}
+
+/* An invitation is asked like a question, and its answer may come after a counter-question: "want to come over
+ * and try some?" … "Is it lactose-free?" … "Sure! I'll come over tomorrow". */
+static void
+test_invitation_answer (void)
+{
+  const Row rows[] = {
+    { "i1", T0, "Nate", "On another note, want to come over and try some of this? It's super yummy, just made it "
+                        "yesterday!" },
+    { "i2", T0 + MIN_, "Joanna", "Mmm, that looks delicious! Is it lactose-free by any chance?" },
+    { "i3", T0 + 2 * MIN_, "Nate", "Yep, I made it with coconut milk so it's lactose-free!" },
+    { "i4", T0 + 3 * MIN_, "Joanna", "Thanks so much, Nate! Sure! I'll come over tomorrow if that's fine." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "i1");
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->reply->pdata[0])->id, ==, "i4");
+}
+
+/* A long message that tells news and then asks, shown with its answer: the news and the question both, the
+ * middle left out, so the reply answers something the reader can see. */
+static void
+test_news_and_question (void)
+{
+  const Row rows[] = {
+    { "n1", T0, "John", "I totally understand why reading means so much to you. It's amazing how much playing a "
+                        "game can help us grow, and I've been reading a lot more myself since the season ended and "
+                        "the team went on break. Thanks for showing us your collection! Which one do you like best?" },
+    { "n2", T0 + MIN_, "Tim", "Harry Potter is my favorite book. It's so immersive!" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "n1");
+
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->reply->len, ==, 1);
+  g_assert_true (g_str_has_prefix (line->text, "I totally understand"));
+  g_assert_true (g_str_has_suffix (line->text, "Which one do you like best?"));
+  assert_quotes (line->text, rows[0].text);
+}
+
+/* Closings and thanks are chit-chat: "I'll keep you posted. Have a great day." promises nothing a reader needs. */
+static void
+test_closing_is_chit_chat (void)
+{
+  const Row rows[] = {
+    { "k1", T0, "Joanna", "I just adopted a puppy named Max from the shelter downtown last weekend!" },
+    { "k2", T0 + MIN_, "Nate", "I won the regional Valorant tournament in Denver yesterday, first prize!" },
+    { "k3", T0 + 2 * MIN_, "Joanna", "My screenplay got accepted by a studio in Los Angeles this morning." },
+    { "k4", T0 + 3 * MIN_, "Joanna", "Thanks, Nate. I'll keep you posted. Have a great day." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  g_assert_nonnull (line_for (s, "k2"));
+  g_assert_null (line_for (s, "k4"));
 }
 
 static const Row pet_memory[] = {
@@ -1691,6 +1916,16 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/left-out-words", test_left_out_words);
   g_test_add_func ("/catchup/summary/for-you-records", test_for_you_records);
   g_test_add_func ("/catchup/summary/decision-chain-records", test_decision_chain_records);
+  g_test_add_func ("/catchup/summary/tag-and-forecast", test_tag_and_forecast);
+  g_test_add_func ("/catchup/summary/answer-stands-alone", test_answer_stands_alone);
+  g_test_add_func ("/catchup/summary/excerpt-at-news", test_excerpt_at_news);
+  g_test_add_func ("/catchup/summary/reply-time-format", test_reply_time_format);
+  g_test_add_func ("/catchup/summary/caption-no-state", test_caption_no_state);
+  g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
+  g_test_add_func ("/catchup/summary/history-first", test_history_first);
+  g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
+  g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
+  g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
