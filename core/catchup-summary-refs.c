@@ -42,7 +42,7 @@ static const char *const generic_nouns[] = {
   /* feelings and qualities: "the courage", "the stress", "our mental health" name no thing a turn could explain */
   "courage", "strength", "thrill", "stress", "health", "escape", "passion", "joy", "happiness", "pride", "hope",
   "peace", "confidence", "motivation", "inspiration", "progress", "balance", "growth", "creativity", "kindness",
-  "positivity", "patience", "resilience", "freedom", NULL,
+  "positivity", "patience", "resilience", "freedom", "actions", "difference", "impact", NULL,
 };
 
 /* The stems of a constant word list's one-term words, made once per list for the program's life: the lists are

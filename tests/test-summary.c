@@ -1510,6 +1510,8 @@ static const RefCase ref_cases[] = {
   /* a feeling or quality names no thing a turn could explain: "the courage" */
   { "melanie", "keep on inspiring people at the mural with your strength and courage",
     "caroline", "the mural reflects the courage of the trans community, people keep inspiring", "the courage", FALSE },
+  { "john", "it was cool to see how our actions can make a big impact in the neighborhood",
+    "maria", "our actions, no matter how small, can make a big impact in the neighborhood", "our actions", FALSE },
   /* a day names no thing: "make that tomorrow" */
   { "tkovac", "tomorrow the abidiff report and probably cutting the release branch",
     "pbaird", "abidiff report on rc1 is queued... make that tomorrow, the cache is gone", "that tomorrow", FALSE },
