@@ -1079,11 +1079,61 @@ points_at_exchange (const CatchupSummaryRefs *r, const CatchupCandidate *c, guin
   return last && strchr (last->text, '?');
 }
 
-/* The quote of memory turn i for a line: the part around the line's words it shares (wanted, or named). */
-static char *
-quote_of (const CatchupSummaryRefs *r, guint i, GHashTable *wanted, GPtrArray *named, guint max_chars)
+/* Words that open a reply before what it says: "Hi Tim!", "Caroline, glad you found …". */
+static const char *const openers[] = { "hi", "hey", "hello", "oh", "wow", "aw", "yay", "yeah", "yes", NULL };
+
+/* Whether the word [w, w + n) greets or addresses: an opener ("hi", "yeah") or a person of the room ("Mel" is
+ * Melanie). */
+static gboolean
+greets (const CatchupSummaryRefs *r, const char *w, gsize n)
 {
-  const CatchupMessage *turn = r->mem->turns->pdata[i];
+  g_autofree char *folded = g_utf8_casefold (w, n);
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init (&it, r->people);
+  while (n >= 3 && g_hash_table_iter_next (&it, &name, NULL))
+    if (g_str_has_prefix (name, folded))
+      return TRUE;
+  return in_list (folded, openers);
+}
+
+/* A quote without the greeting or the address it opens with ("Nate, after finishing my screenplay I got …"):
+ * each word left out ends at a comma or a mark, so a quote that opens with a person as its subject ("Joanna
+ * wrote …") keeps it. */
+static char *
+without_address (const CatchupSummaryRefs *r, char *quote)
+{
+  const char *start = quote;
+  for (;;) {
+    gsize word = strcspn (start, " ,.!?");
+    if (word == 0 || !strchr (",!.", start[word]) || start[word + 1] != ' ' || !greets (r, start, word))
+      break;
+    start += word + 2;
+  }
+  if (start == quote || !*start)
+    return quote;
+  /* as written: a quote is the speaker's words */
+  char *bare = g_strdup (start);
+  g_free (quote);
+  return bare;
+}
+
+/* A reference to memory turn t, quoting the part of it that focus picks. */
+static CatchupSummaryItem *
+item_quoting (const CatchupSummaryRefs *r, const CatchupMessage *t, const char *label, GHashTable *focus,
+              guint max_chars)
+{
+  g_autofree char *clean = catchup_summary_clean (t->text);
+  g_autofree char *quote = without_address (r, catchup_summary_excerpt (clean, focus, max_chars));
+  return catchup_summary_item_new (label, t->id, t->speaker, t->ts, quote);
+}
+
+/* A reference to memory turn i for a line, quoting the part around the line's words it shares (wanted, or
+ * named). */
+static CatchupSummaryItem *
+item_about (const CatchupSummaryRefs *r, guint i, const char *label, GHashTable *wanted, GPtrArray *named,
+            guint max_chars)
+{
   g_autoptr (GHashTable) focus = catchup_summary_term_set (r->terms->pdata[i]);
   GHashTableIter it;
   gpointer term;
@@ -1091,15 +1141,13 @@ quote_of (const CatchupSummaryRefs *r, guint i, GHashTable *wanted, GPtrArray *n
   while (g_hash_table_iter_next (&it, &term, NULL))
     if (!g_hash_table_contains (wanted, term) && !in_terms (named, term))
       g_hash_table_iter_remove (&it);
-  g_autofree char *clean = catchup_summary_clean (turn->text);
-  return catchup_summary_excerpt (clean, focus, max_chars);
+  return item_quoting (r, r->mem->turns->pdata[i], label, focus, max_chars);
 }
 
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
               GHashTable *wanted, guint max_chars)
 {
-  CatchupMemory *mem = refs->mem;
   g_autoptr (GArray) anchors = g_array_new (FALSE, TRUE, sizeof (Anchor));
   g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
   for (guint i = 0; i < exprs->len; i++) {
@@ -1116,9 +1164,7 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
     gint best = best_evidence (refs, c, a, wanted);
     if (best < 0)
       continue;
-    CatchupMessage *turn = mem->turns->pdata[best];
-    g_autofree char *quote = quote_of (refs, (guint) best, wanted, a->required, max_chars);
-    return catchup_summary_item_new (a->label, turn->id, turn->speaker, turn->ts, quote);
+    return item_about (refs, (guint) best, a->label, wanted, a->required, max_chars);
   }
   return NULL;
 }
@@ -1130,8 +1176,6 @@ static const char *const reactions[] = {
 };
 
 
-/* Words that open a reply before what it says: "Hi Tim!", "Caroline, glad you found …". */
-static const char *const openers[] = { "hi", "hey", "hello", "oh", "wow", "aw", "yay", "yeah", "yes", NULL };
 
 /* The first sentence of a reply that says something, without its end mark, a greeting or an address before it
  * ("Hi Tim! Congrats on your success!" is "Congrats on your success"). */
@@ -1143,14 +1187,7 @@ opening_sentence (const CatchupSummaryRefs *r, const char *text)
     while (*start == ' ')
       start++;
     gsize word = strcspn (start, " ,.!?");
-    g_autofree char *folded = g_utf8_casefold (start, word);
-    gboolean person = FALSE;
-    GHashTableIter it;
-    gpointer name;
-    g_hash_table_iter_init (&it, r->people);
-    while (word >= 3 && !person && g_hash_table_iter_next (&it, &name, NULL))
-      person = g_str_has_prefix (name, folded);
-    if (word == 0 || !(person || in_list (folded, openers)))
+    if (word == 0 || !greets (r, start, word))
       break;
     /* the greeting or the address ends where its punctuation does; "Hi" alone runs on into the name */
     start += word;
@@ -1188,9 +1225,7 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
   g_autofree char *ref = reaction_to (r, c, last);
   if (!ref)
     return NULL;
-  g_autofree char *clean = catchup_summary_clean (last->text);
-  g_autofree char *quote = catchup_summary_excerpt (clean, NULL, max_chars);
-  return catchup_summary_item_new (ref, last->id, last->speaker, last->ts, quote);
+  return item_quoting (r, last, ref, NULL, max_chars);
 }
 
 /* Whether two words read as a noun and the noun it qualifies ("rejection letter"), not a verb phrase or a
@@ -1231,9 +1266,7 @@ resolve_phrase (const CatchupCandidate *c, const CatchupSummaryRefs *r, GHashTab
       g_autoptr (GHashTable) focus = g_hash_table_new (g_str_hash, g_str_equal);
       g_hash_table_add (focus, terms[0]);
       g_hash_table_add (focus, terms[1]);
-      g_autofree char *clean = catchup_summary_clean (turn->text);
-      g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
-      return catchup_summary_item_new (pair->label, turn->id, turn->speaker, turn->ts, quote);
+      return item_quoting (r, turn, pair->label, focus, max_chars);
     }
   }
   return NULL;
@@ -1336,9 +1369,7 @@ resolve_one (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index
       continue;
     g_autoptr (GHashTable) focus = g_hash_table_new (g_str_hash, g_str_equal);
     g_hash_table_add (focus, term);
-    g_autofree char *clean = catchup_summary_clean (t->text);
-    g_autofree char *quote = catchup_summary_excerpt (clean, focus, max_chars);
-    return catchup_summary_item_new (label, t->id, t->speaker, t->ts, quote);
+    return item_quoting (r, t, label, focus, max_chars);
   }
   return NULL;
 }
@@ -1422,9 +1453,7 @@ resolve_yours (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max
   if (best < 0 || (second >= 0 && second_score >= best_score * AMBIGUOUS_RATIO &&
                    !same_subject (r->terms->pdata[best], r->terms->pdata[second])))
     return NULL;
-  const CatchupMessage *turn = r->mem->turns->pdata[best];
-  g_autofree char *quote = quote_of (r, (guint) best, wanted, NULL, max_chars);
-  return catchup_summary_item_new (label, turn->id, turn->speaker, turn->ts, quote);
+  return item_about (r, (guint) best, label, wanted, NULL, max_chars);
 }
 
 void

@@ -1678,7 +1678,7 @@ static void
 test_reference_pronoun_phrase (void)
 {
   const Row one[] = {
-    { "p1", T0 - 10 * MIN_, "joanna", "after finishing my screenplay I got a rejection letter from a major company" },
+    { "p1", T0 - 10 * MIN_, "joanna", "Nate, after finishing my screenplay I got a rejection letter from a major company" },
     { "p2", T0 - 5 * MIN_, "nate", "sorry to hear that, did something happen with the company?" },
   };
   const Row rows[] = {
@@ -1692,6 +1692,11 @@ test_reference_pronoun_phrase (void)
 
   g_assert_true (REF_SHOWN (rows, one, NULL, "rejection letter"));
   g_assert_true (CITES (rows, one, "w1", "p1"));
+  /* the quote without the address it opens with */
+  g_autoptr (CatchupSummary) s = summarize_rows (rows, G_N_ELEMENTS (rows), one, G_N_ELEMENTS (one), NULL, NULL,
+                                                 CATCHUP_LENGTH_DETAILED);
+  g_assert_true (has_context (s, "after finishing my screenplay"));
+  g_assert_false (has_context (s, "Nate,"));
   g_assert_false (CITES (rows, two, "w1", "p1") || CITES (rows, two, "w1", "p2"));
   g_assert_false (CITES (own, one, "w1", "p1"));
 }
