@@ -1144,16 +1144,36 @@ item_about (const CatchupSummaryRefs *r, guint i, const char *label, GHashTable 
   return item_quoting (r, r->mem->turns->pdata[i], label, focus, max_chars);
 }
 
+/* Whether a line talks about the photo the other person has just shared ("That pic is so beautiful, the colors
+ * really pop"): its "the colors" are the photo's, which no earlier turn explains. */
+static gboolean
+about_photo (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index)
+{
+  static const char *const photo_words[] = { "pic", "pics", "photo", "photos", "picture", "pictures", NULL };
+  const CatchupMessage *before = index > 0 ? g_array_index (r->cands, CatchupCandidate, index - 1).msg
+                                           : turn_answered (r, c, index);
+  if (!before || !before->text || g_strcmp0 (before->speaker, c->msg->speaker) == 0 ||
+      !strstr (before->text, "[shares a photo"))
+    return FALSE;
+  /* what the line says, not its own photo's caption */
+  g_autofree char *said = g_strdup (c->folded);
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  return catchup_summary_has_any (said, photo_words);
+}
+
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
               GHashTable *wanted, guint max_chars)
 {
   g_autoptr (GArray) anchors = g_array_new (FALSE, TRUE, sizeof (Anchor));
   g_array_set_clear_func (anchors, (GDestroyNotify) anchor_clear);
+  gboolean photo = about_photo (refs, c, index);
   for (guint i = 0; i < exprs->len; i++) {
     Anchor a;
     if ((is_demonstrative (exprs->pdata[i]) && points_at_exchange (refs, c, index)) ||
-        relative_that (exprs->pdata[i], c->folded))
+        relative_that (exprs->pdata[i], c->folded) || (photo && g_str_has_prefix (exprs->pdata[i], "the ")))
       continue;
     if (expression_anchor (exprs->pdata[i], c->folded, wanted, &a))
       g_array_append_val (anchors, a);

@@ -1892,6 +1892,25 @@ test_reference_pronoun_noun_pair (void)
   run_ref_cases (phrase_cases, G_N_ELEMENTS (phrase_cases));
 }
 
+/* "That pic is so beautiful, the colors really pop" right after the other person shared a photo is about the
+ * photo: no earlier turn explains its colors. Without the photo the line is looked up. */
+static const Row colors_memory[] = {
+  { "p1", T0 - DAY, "caroline", "I painted the sunset at the beach, all the amazing colors dipping below the horizon" },
+};
+
+static void
+test_reference_about_photo (void)
+{
+  Row rows[] = {
+    { "w1", T0, "caroline", "biking by the beach at sunset! [shares a photo: a sunset over the beach]" },
+    { "w2", T0 + MIN_, "melanie", "That pic is so beautiful, the colors really pop, the horizon and the sunset too" },
+    { "w3", T0 + 2 * MIN_, "caroline", "thanks!" },
+  };
+  g_assert_false (REF_SHOWN (rows, colors_memory, "w2", "the colors"));
+  rows[0].text = "biking by the beach at sunset was lovely";
+  g_assert_true (REF_SHOWN (rows, colors_memory, "w2", "the colors"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1953,5 +1972,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-quote-not-greeting", test_reference_quote_not_greeting);
   g_test_add_func ("/catchup/summary/reference-name-shapes", test_reference_name_shapes);
   g_test_add_func ("/catchup/summary/reference-pronoun-noun-pair", test_reference_pronoun_noun_pair);
+  g_test_add_func ("/catchup/summary/reference-about-photo", test_reference_about_photo);
   return g_test_run ();
 }
