@@ -1106,7 +1106,8 @@ without_address (const CatchupSummaryRefs *r, char *quote)
   const char *start = quote;
   for (;;) {
     gsize word = strcspn (start, " ,.!?");
-    if (word == 0 || !strchr (",!.", start[word]) || start[word + 1] != ' ' || !greets (r, start, word))
+    if (word == 0 || !start[word] || !strchr (",!.", start[word]) || start[word + 1] != ' ' ||
+        !greets (r, start, word))
       break;
     start += word + 2;
   }
