@@ -1250,12 +1250,20 @@ resolve_reply (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint ind
 }
 
 /* Whether two words read as a noun and the noun it qualifies ("rejection letter"), not a verb phrase or a
- * formula ("taking care", "super peaceful"): neither ends as a verb form or an adverb does. */
+ * formula ("taking care", "super peaceful", "look great"): neither ends as a verb form or an adverb does, and the
+ * first is no verb that links or makes ("they look great", "they made dinner"). */
 static gboolean
 noun_pair (const char *label)
 {
   static const char *const endings[] = { "ing", "ed", "ly", NULL };
+  static const char *const verbs[] = { "look", "looks", "seem", "seems", "sound", "sounds", "feel", "feels", "felt",
+                                       "get", "gets", "got", "become", "becomes", "became", "stay", "stays", "keep",
+                                       "keeps", "kept", "go", "goes", "went", "make", "makes", "made", "take",
+                                       "takes", "took", "love", "loves", "like", "likes", NULL };
   g_auto (GStrv) words = g_strsplit (label, " ", 2);
+  g_autofree char *first = g_ascii_strdown (words[0], -1);
+  if (in_list (first, verbs))
+    return FALSE;
   for (guint w = 0; words[w]; w++)
     for (guint i = 0; endings[i]; i++)
       if (g_str_has_suffix (words[w], endings[i]))

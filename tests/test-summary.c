@@ -1884,6 +1884,8 @@ static const RefCase phrase_cases[] = {
     "joanna", "They just sent me a generic rejection letter without much feedback.", NULL, TRUE },
   { "joanna", "Later, take care!",
     "joanna", "They look so peaceful with their shells! Is taking care of them tough?", NULL, FALSE },
+  { "joanna", "your turtles look great in that tank",
+    "nate", "They look great now: the new terrarium arrived this week and both turtles moved in", NULL, FALSE },
 };
 
 static void
