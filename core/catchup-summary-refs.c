@@ -1433,6 +1433,27 @@ vague_yours (const char *folded)
   return NULL;
 }
 
+/* Whether person stands in folded text as the subject of a verb ("… but yuki_n prepares a backport patch",
+ * "yuki_n will …"): not addressed ("yuki_n: …"), and followed by a word that is no preposition or conjunction
+ * ("thanks yuki_n for …", "yuki_n and me"). */
+static gboolean
+subject_of_verb (const char *folded, const char *person)
+{
+  static const char *const linking[] = { "for", "and", "or", "with", "to", "of", "in", "on", "at", "from", "by",
+                                         "about", "as", "but", NULL };
+  gsize n = strlen (person);
+  for (const char *p = strstr (folded, person); p; p = strstr (p + 1, person)) {
+    gboolean word = (p == folded || !g_ascii_isalnum (p[-1])) && !g_ascii_isalnum (p[n]) && p[n] != '_';
+    if (!word || p == folded || p[n] != ' ' || !g_ascii_isalpha (p[n + 1]))
+      continue;
+    const char *next = p + n + 1;
+    g_autofree char *verb = g_strndup (next, strcspn (next, " ,.;:!?"));
+    if (!in_list (verb, linking))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Whether a memory turn gives the addressee a task: they take it on ("I'll rework the packaging", "I can do a
  * backport patch") or someone writes their name ("yuki_n prepares a backport patch"). */
 static gboolean
@@ -1443,7 +1464,7 @@ tasks (const CatchupMessage *t, const char *person)
   g_autofree char *speaker = g_utf8_casefold (t->speaker ? t->speaker : "", -1);
   if (g_str_equal (speaker, person))
     return catchup_summary_has_any (folded, takes_on);
-  return catchup_text_has_folded_phrase (folded, person);
+  return subject_of_verb (folded, person);
 }
 
 /* "yuki_n: I need your piece by noon tomorrow … put it in patches/": the addressee's part is the task the memory

@@ -1745,12 +1745,16 @@ test_reference_addressed_yours (void)
   };
   Row two[G_N_ELEMENTS (past)], unaddressed[G_N_ELEMENTS (rows)];
   with_text (two, past, sizeof past, 0, "I can write the patch notes for the fedora side");
+  Row thanked[G_N_ELEMENTS (past)];
+  with_text (thanked, past, sizeof past, 1, "thanks yuki_n for the backport patch against 2.8.6, the advisory is done");
   with_text (unaddressed, rows, sizeof rows, 0, strchr (rows[0].text, ' ') + 1);
 
   g_assert_true (REF_SHOWN (rows, past, NULL, "your piece"));
   g_assert_true (CITES (rows, past, "w1", "p2"));
   g_assert_false (CITES (unaddressed, past, "w1", "p2"));
   g_assert_false (CITES (rows, two, "w1", "p1") || CITES (rows, two, "w1", "p2"));
+  /* thanking the addressee gives them no task */
+  g_assert_false (CITES (rows, thanked, "w1", "p2"));
 }
 
 /* The window's first message answers the other person's question just before the window: "this story" is the
