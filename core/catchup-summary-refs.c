@@ -703,6 +703,9 @@ is_name (const char *text, const char *w, const char *word, GHashTable *people)
     if (g_str_has_prefix (person, folded))
       return FALSE;
   const char *p = w;
+  /* a title in quotes inside a sentence: I watched "Little Women" */
+  if (p - text >= 3 && p[-1] == '"' && p[-2] == ' ' && g_ascii_isalnum (p[-3]))
+    p--;
   while (p > text && p[-1] == ' ')
     p--;
   return p > text && !strchr (".!?:;\"([\n", p[-1]) && !after_number (text, p) && !in_list (word, units);

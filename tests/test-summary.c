@@ -1917,6 +1917,25 @@ test_reference_about_photo (void)
   g_assert_true (REF_SHOWN (rows, colors_memory, "w2", "the colors"));
 }
 
+/* A title in quotes inside a sentence is a name of several words: "Little Women", not "Women". */
+static const Row film_memory[] = {
+  { "p1", T0 - DAY, "joanna", "I just watched \"Little Women\" and it was amazing, a great story about sisterhood" },
+};
+
+static const Row film_window[] = {
+  { "w1", T0, "nate", "I watched \"Little Women\" recently, a story about sisterhood, so captivating" },
+  { "w2", T0 + MIN_, "joanna", "right?" },
+};
+
+static void
+test_reference_quoted_title (void)
+{
+  g_autoptr (CatchupSummary) s = summarize_rows (film_window, G_N_ELEMENTS (film_window), film_memory,
+                                                 G_N_ELEMENTS (film_memory), NULL, NULL, CATCHUP_LENGTH_DETAILED);
+  g_assert_true (has_ref (s, "Little Women"));
+  g_assert_false (has_ref (s, "Women"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1979,5 +1998,6 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-name-shapes", test_reference_name_shapes);
   g_test_add_func ("/catchup/summary/reference-pronoun-noun-pair", test_reference_pronoun_noun_pair);
   g_test_add_func ("/catchup/summary/reference-about-photo", test_reference_about_photo);
+  g_test_add_func ("/catchup/summary/reference-quoted-title", test_reference_quoted_title);
   return g_test_run ();
 }
