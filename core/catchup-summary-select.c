@@ -216,8 +216,12 @@ is_only (const char *folded, guint words, const char *const *phrases)
 static gboolean
 looks_like_bot (const char *speaker, const char *folded)
 {
+  /* the services and factoid bots of the big networks, whose names do not end in "bot" */
+  static const char *const services[] = { "ubottu", "ubot5", "chanserv", "nickserv", "memoserv", "operserv",
+                                          "github", "gitlab", NULL };
   g_autofree char *name = g_utf8_casefold (speaker ? speaker : "", -1);
-  return g_str_has_suffix (name, "bot") || g_str_has_suffix (name, "[bot]") || folded[0] == '[';
+  return g_str_has_suffix (name, "bot") || g_str_has_suffix (name, "[bot]") || g_str_has_prefix (name, "bot") ||
+         g_strv_contains (services, name) || folded[0] == '[';
 }
 
 static gboolean
@@ -718,13 +722,15 @@ opens_with_answer (const CatchupCandidate *r)
   return FALSE;
 }
 
-/* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. */
+/* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. A short answer
+ * alone counts only from the one asked, between two people or right after: in a busy channel a later "ok …"
+ * answers anyone. */
 static gboolean
-takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
+takes_up (const CatchupCandidate *r, const CatchupCandidate *c, gboolean short_answer_counts)
 {
   g_autofree char *asker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
   g_autoptr (GHashTable) set = catchup_summary_term_set (c->terms);
-  if (opens_with_answer (r))
+  if (short_answer_counts && opens_with_answer (r))
     return TRUE;
   return (*asker && catchup_text_has_folded_phrase (r->folded, asker)) || catchup_summary_overlap (r->terms, set) > 0;
 }
@@ -745,6 +751,8 @@ is_counter_question (const CatchupCandidate *r)
 /* A quick turn right after a question in a two-person exchange answers it even without a shared word; in a
  * room of more people the next turn may be about anything. */
 #define QUICK_SECONDS (10 * 60)
+#define NEXT_SECONDS (2 * 60)
+#define BARE_ANSWER_WORDS 4
 
 /* The turn that answers question or request q: the first turn by someone else (the one asked, when someone
  * was named) soon after it, that takes it up (or follows it at once), and is not only a counter-question. */
@@ -765,7 +773,10 @@ find_answer (GArray *cands, guint q, GArray *people)
     if (is_only (r->folded, r->words, social) && !is_only (r->folded, r->words, answers))
       continue;
     gboolean at_once = two_people && j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
-    if (!at_once && !takes_up (r, c))
+    /* the next message within a couple of minutes may answer with a bare "done" in any room, but "ok i think is
+     * fully updated" there is someone's own thread */
+    gboolean next = j == q + 1 && r->msg->ts - c->msg->ts <= NEXT_SECONDS && r->words <= BARE_ANSWER_WORDS;
+    if (!at_once && !takes_up (r, c, to != NULL || two_people || next))
       return -1;
     /* a counter-question is no answer; "yes, and when?" is; the answer may follow it ("Is it lactose-free?" …
      * "Sure! I'll come over tomorrow") */

@@ -1306,6 +1306,29 @@ test_closing_is_chit_chat (void)
   g_assert_null (line_for (s, "k4"));
 }
 
+/* In a busy channel the next "ok …" of someone else's thread answers nothing, and the channel's factoid bot is
+ * no speaker of news. */
+static void
+test_busy_channel (void)
+{
+  const Row rows[] = {
+    { "b1", T0, "VSpike", "am I right that the software sound mixing option in 8.04 controls whether pulseaudio "
+                          "starts at login?" },
+    { "b2", T0 + MIN_, "yogi_", "ok i think is fully updated" },
+    { "b3", T0 + 2 * MIN_, "ubottu", "rogerio: Please don't ask to ask a question, simply ask the question (all on "
+                                     "ONE line, so others can read and follow it easily)" },
+    { "b4", T0 + 3 * MIN_, "franic", "Futurama140: WoW works fine with the latest Wine, I use it myself" },
+    { "b5", T0 + 4 * MIN_, "chu_", "my webcam is detected now after the kernel update, thanks all" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *asked = line_for (s, "b1");
+
+  g_assert_nonnull (asked);
+  g_assert_cmpuint (asked->reply->len, ==, 0);
+  g_assert_null (line_for (s, "b3"));
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1926,6 +1949,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
+  g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
