@@ -1329,6 +1329,37 @@ test_busy_channel (void)
   g_assert_null (line_for (s, "b3"));
 }
 
+/* "goes to 256 MiB instead of 64" replaces the turn that said 64, not one that already said 256; a commit id is
+ * no value; a state's revised value is in the sentence that says it changed. */
+static void
+test_instead_of_old_value (void)
+{
+  const Row said_new[] = {
+    { "o1", T0 - DAY, "gsteen", "for the default max record size: our biggest firmware image at 256 MiB still "
+                                "fits, so a default of 256 MiB still does that" },
+  };
+  const Row said_old[] = {
+    { "o2", T0 - DAY, "tkovac", "the default max record size is 64 MiB in rc1, per context overridable" },
+  };
+  const Row rows[] = {
+    { "v1", T0, "tkovac", "ok: the default max record size goes to 256 MiB instead of 64. still overridable per "
+                          "context like before" },
+    { "v2", T0 + MIN_, "mira", "release/3.0 is cut from main at 5e0c1d2. main is now 3.1.0-dev. rules until final: "
+                               "fixes only, and they need an ack from me or gsteen" },
+  };
+  assert_revises_no_memory (said_new, G_N_ELEMENTS (said_new), rows, G_N_ELEMENTS (rows), "v1");
+  assert_revises_no_memory (said_new, G_N_ELEMENTS (said_new), rows, G_N_ELEMENTS (rows), "v2");
+
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (said_old, G_N_ELEMENTS (said_old));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "v1");
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->supersedes->pdata[0])->id, ==, "o2");
+  memory_free (mem);
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1950,6 +1981,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
+  g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
