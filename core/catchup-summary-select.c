@@ -956,9 +956,11 @@ needs_question (GArray *cands, const CatchupCandidate *a)
     if ((terms->len <= 6 && catchup_summary_overlap (terms, asked) == 0) || points_back (after_reaction (folded)))
       return TRUE;
   }
+  /* and a fragment that leaves its subject to the question: "Mostly just chilling at home", "like being on call" */
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
                                          "neither", "none", "it", "that", "they", "she", "he", "only", "probably",
-                                         "maybe", "definitely", "absolutely", NULL };
+                                         "maybe", "definitely", "absolutely", "mostly", "just", "like", "kind of",
+                                         "pretty", NULL };
   /* "That's great, Joanna! Iron Man is my top pick" opens with a reaction, not with a pronoun */
   g_autofree char *bare = bare_words (after_reaction (a->folded));
   if (a->words <= 8)
