@@ -1144,6 +1144,30 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 /* The last quarter of the window always gets lines, and its last decision always one: what holds now is what a
  * returning reader needs most. Then the best of the whole window, whatever its place. */
 #define TAIL_SCORE 2.0
+#define SESSION_SCORE 2.5
+
+/* A pause this long starts another session of the room. */
+#define SESSION_PAUSE (3 * 3600)
+
+/* Each session of the window (a stretch without a pause of hours) gets its best line before any gets a further
+ * one: "the grand opening is tomorrow", a whole evening's news, is not outweighed by a busier day. */
+static void
+take_each_session (Chooser *ch)
+{
+  guint n = ch->cands->len;
+  g_autofree guint *session = g_new0 (guint, MAX (n, 1));
+  for (guint i = 1; i < n; i++)
+    session[i] = session[i - 1] + (cand (ch->cands, i)->msg->ts - cand (ch->cands, i - 1)->msg->ts > SESSION_PAUSE);
+  guint sessions = n ? session[n - 1] + 1 : 1;
+  g_autofree gboolean *heard = g_new0 (gboolean, sessions);
+  for (guint i = 0; i < n; i++)
+    heard[session[i]] |= cand (ch->cands, i)->chosen || cand (ch->cands, i)->covered;
+  for (guint i = 0; i < ch->order->len; i++) {
+    CatchupCandidate *c = ch->order->pdata[i];
+    if (!heard[session[c->index]] && c->score >= SESSION_SCORE && take (ch, c, FALSE))
+      heard[session[c->index]] = TRUE;
+  }
+}
 
 static void
 choose (GArray *cands, Budget budget)
@@ -1172,6 +1196,7 @@ choose (GArray *cands, Budget budget)
         take (&ch, c, FALSE))
       got++;
   }
+  take_each_session (&ch);
   for (guint i = 0; i < order->len; i++)
     take (&ch, order->pdata[i], FALSE);
 }

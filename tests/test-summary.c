@@ -1360,6 +1360,26 @@ test_instead_of_old_value (void)
   memory_free (mem);
 }
 
+/* Each session of a window (a stretch without hours of silence) gets its best line before another gets more:
+ * a quieter later evening's news is not outweighed by a busier day. */
+static void
+test_each_session (void)
+{
+  const Row rows[] = {
+    { "s1", T0, "ravi", "pushed the parser fix for #812 to main, the tests pass on all 14 runners now" },
+    { "s2", T0 + 5 * MIN_, "pbaird", "merged the docs fix #813, the release notes pass the link check on 40 pages" },
+    { "s3", T0 + 10 * MIN_, "dfarrow", "fixed the importer bug #814, and I tagged the 2.1 branch for the release" },
+    { "s4", T0 + 15 * MIN_, "gsteen", "merged the logging fix #815 and deployed it, the checks pass on 3 hosts" },
+    { "s5", T0 + 3 * DAY, "yuki_n", "I started on the packaging for the new distro, the first builds look fine" },
+    { "s6", T0 + 3 * DAY + MIN_, "yuki_n", "thanks all" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  g_assert_cmpuint (s->lines->len, <, 5);
+  g_assert_nonnull (line_for (s, "s5"));
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1982,6 +2002,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
+  g_test_add_func ("/catchup/summary/each-session", test_each_session);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
