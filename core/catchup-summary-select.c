@@ -1281,15 +1281,19 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
 {
   g_autoptr (GPtrArray) sentences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   guint first = G_MAXUINT, best = 0, best_new = 0;
+  gboolean skipped = FALSE;
   for (const char *start = c->clean;;) {
     while (*start == ' ')
       start++;
     const char *end = sentence_end (start);
     g_autofree char *sentence = g_strndup (start, end - start);
+    g_autofree char *folded = g_utf8_casefold (sentence, -1);
     GPtrArray *terms = catchup_summary_terms (sentence);
     guint n = new_in (terms, c, first_use, NULL);
-    if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence)) {
-      g_autofree char *folded = g_utf8_casefold (sentence, -1);
+    /* thanks before the news ("Your support means a lot. Losing my job was a bummer, …") is no claim */
+    gboolean pep_only = catchup_summary_has_any (folded, pep);
+    skipped |= first == G_MAXUINT && pep_only;
+    if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence) && !pep_only) {
       CatchupWorth worth;
       double weight;
       guint hits;
@@ -1297,6 +1301,8 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
        * projects"), is the claim, however much follows it */
       g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
       if (cue_class (folded, &worth, &weight, &hits) || g_strv_contains (first_person, subject)) {
+        if (skipped)
+          new_in (terms, c, first_use, focus);
         g_ptr_array_unref (terms);
         return;
       }
@@ -1309,10 +1315,12 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
       break;
     start = end + 1;
   }
-  if (first == G_MAXUINT || best == first ||
-      best_new < 2 * new_in (sentences->pdata[first], c, first_use, NULL))
+  if (first == G_MAXUINT)
     return;
-  new_in (sentences->pdata[best], c, first_use, focus);
+  /* the claim starts where the thanks before it end, unless a later sentence brings twice as much */
+  gboolean later = best != first && best_new >= 2 * new_in (sentences->pdata[first], c, first_use, NULL);
+  if (later || skipped)
+    new_in (sentences->pdata[later ? best : first], c, first_use, focus);
 }
 
 static void
