@@ -15,7 +15,7 @@
 #define EARLIER_SECONDS (14 * 86400)
 /* Subject terms a decision must share with the one its record replaced before the line shows it: the records
  * link on one shared term, which is enough for a chain to be asked about but too loose to print as "was:". */
-#define CHAIN_TERMS 2
+#define CHAIN_TERMS 3
 
 static gboolean
 same_nick (const char *a, const char *b)
@@ -210,12 +210,23 @@ cites (GPtrArray *items, const char *id)
   return FALSE;
 }
 
+/* "packaging question that needs a decision: do we version …?" asks for a decision, it makes none. */
+static gboolean
+opens_with_question (const char *text)
+{
+  for (const char *p = text ? text : ""; *p; p++)
+    if ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'))
+      return *p == '?';
+  return FALSE;
+}
+
 /* The earlier decision r replaced, when the two are plainly about the same thing. */
 static const CatchupRecord *
 replaced_decision (const Apply *a, const CatchupRecord *r)
 {
   const CatchupRecord *e = r->supersedes ? g_hash_table_lookup (a->by_id, &r->supersedes) : NULL;
-  if (!e || e->kind != CATCHUP_RECORD_DECISION || !e->msg_id || shared_subject (r, e) < CHAIN_TERMS)
+  if (!e || e->kind != CATCHUP_RECORD_DECISION || !e->msg_id || shared_subject (r, e) < CHAIN_TERMS ||
+      opens_with_question (e->text) || opens_with_question (r->text))
     return NULL;
   return e;
 }

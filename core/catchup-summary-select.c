@@ -86,7 +86,8 @@ static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
   "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", "needs an ack", "needs the usual ack",
   "needs a review", "needs review", "sign-off", "want to come", "wanna come", "want to join", "would you like to",
-  "do you want to", "you're welcome to", NULL,
+  "do you want to", "you're welcome to", "help me", "anyone can help", "any idea", "any ideas", "anyone know",
+  "does anyone", NULL,
 };
 static const char *const plan_cues[] = {
   "i'll", "we'll", "i will", "we will", "going to", "gonna", "plan", "planning", "tomorrow", "tonight",
@@ -216,8 +217,12 @@ is_only (const char *folded, guint words, const char *const *phrases)
 static gboolean
 looks_like_bot (const char *speaker, const char *folded)
 {
+  /* the services and factoid bots of the big networks, whose names do not end in "bot" */
+  static const char *const services[] = { "ubottu", "ubot5", "chanserv", "nickserv", "memoserv", "operserv",
+                                          "github", "gitlab", NULL };
   g_autofree char *name = g_utf8_casefold (speaker ? speaker : "", -1);
-  return g_str_has_suffix (name, "bot") || g_str_has_suffix (name, "[bot]") || folded[0] == '[';
+  return g_str_has_suffix (name, "bot") || g_str_has_suffix (name, "[bot]") || g_str_has_prefix (name, "bot") ||
+         g_strv_contains (services, name) || folded[0] == '[';
 }
 
 static gboolean
@@ -259,12 +264,30 @@ asks (const char *clean)
   return q && (!caption || q < caption);
 }
 
+/* "J.K. Rowling", "Dr. Who", "e.g. this": a period after an initial or a short abbreviation ends no sentence. */
+static gboolean
+abbreviation_before (const char *start, const char *dot)
+{
+  static const char *const short_forms[] = { "mr", "mrs", "ms", "dr", "st", "vs", "jr", "sr", "no", "e.g", "i.e",
+                                             "etc", NULL };
+  const char *w = dot;
+  while (w > start && g_ascii_isalpha (w[-1]))
+    w--;
+  if (dot - w == 1 && g_ascii_isupper (*w) && (w == start || w[-1] == ' ' || w[-1] == '.'))
+    return TRUE;
+  while (w > start && w[-1] != ' ')
+    w--;
+  g_autofree char *word = g_ascii_strdown (w, dot - w);
+  return g_strv_contains (short_forms, word) && dot[1] != '\0';
+}
+
 /* Where the sentence that starts at p ends: at its . ! ? before a space, or at the text's end. */
 static const char *
 sentence_end (const char *p)
 {
-  for (; *p; p++)
-    if ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'))
+  for (const char *start = p; *p; p++)
+    if ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0') &&
+        !(*p == '.' && abbreviation_before (start, p)))
       return p;
   return p;
 }
@@ -718,13 +741,15 @@ opens_with_answer (const CatchupCandidate *r)
   return FALSE;
 }
 
-/* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. */
+/* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. A short answer
+ * alone counts only from the one asked, between two people or right after: in a busy channel a later "ok …"
+ * answers anyone. */
 static gboolean
-takes_up (const CatchupCandidate *r, const CatchupCandidate *c)
+takes_up (const CatchupCandidate *r, const CatchupCandidate *c, gboolean short_answer_counts)
 {
   g_autofree char *asker = g_utf8_casefold (c->msg->speaker ? c->msg->speaker : "", -1);
   g_autoptr (GHashTable) set = catchup_summary_term_set (c->terms);
-  if (opens_with_answer (r))
+  if (short_answer_counts && opens_with_answer (r))
     return TRUE;
   return (*asker && catchup_text_has_folded_phrase (r->folded, asker)) || catchup_summary_overlap (r->terms, set) > 0;
 }
@@ -745,6 +770,8 @@ is_counter_question (const CatchupCandidate *r)
 /* A quick turn right after a question in a two-person exchange answers it even without a shared word; in a
  * room of more people the next turn may be about anything. */
 #define QUICK_SECONDS (10 * 60)
+#define NEXT_SECONDS (2 * 60)
+#define BARE_ANSWER_WORDS 4
 
 /* The turn that answers question or request q: the first turn by someone else (the one asked, when someone
  * was named) soon after it, that takes it up (or follows it at once), and is not only a counter-question. */
@@ -765,7 +792,10 @@ find_answer (GArray *cands, guint q, GArray *people)
     if (is_only (r->folded, r->words, social) && !is_only (r->folded, r->words, answers))
       continue;
     gboolean at_once = two_people && j == q + 1 && c->question && r->msg->ts - c->msg->ts <= QUICK_SECONDS;
-    if (!at_once && !takes_up (r, c))
+    /* the next message within a couple of minutes may answer with a bare "done" in any room, but "ok i think is
+     * fully updated" there is someone's own thread */
+    gboolean next = j == q + 1 && r->msg->ts - c->msg->ts <= NEXT_SECONDS && r->words <= BARE_ANSWER_WORDS;
+    if (!at_once && !takes_up (r, c, to != NULL || two_people || next))
       return -1;
     /* a counter-question is no answer; "yes, and when?" is; the answer may follow it ("Is it lactose-free?" …
      * "Sure! I'll come over tomorrow") */
@@ -926,9 +956,11 @@ needs_question (GArray *cands, const CatchupCandidate *a)
     if ((terms->len <= 6 && catchup_summary_overlap (terms, asked) == 0) || points_back (after_reaction (folded)))
       return TRUE;
   }
+  /* and a fragment that leaves its subject to the question: "Mostly just chilling at home", "like being on call" */
   static const char *const openers[] = { "yes", "no", "yep", "nope", "yeah", "nah", "sure", "not yet", "both",
                                          "neither", "none", "it", "that", "they", "she", "he", "only", "probably",
-                                         "maybe", "definitely", "absolutely", NULL };
+                                         "maybe", "definitely", "absolutely", "mostly", "just", "like", "kind of",
+                                         "pretty", NULL };
   /* "That's great, Joanna! Iron Man is my top pick" opens with a reaction, not with a pronoun */
   g_autofree char *bare = bare_words (after_reaction (a->folded));
   if (a->words <= 8)
@@ -1112,6 +1144,30 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 /* The last quarter of the window always gets lines, and its last decision always one: what holds now is what a
  * returning reader needs most. Then the best of the whole window, whatever its place. */
 #define TAIL_SCORE 2.0
+#define SESSION_SCORE 2.5
+
+/* A pause this long starts another session of the room. */
+#define SESSION_PAUSE (3 * 3600)
+
+/* Each session of the window (a stretch without a pause of hours) gets its best line before any gets a further
+ * one: "the grand opening is tomorrow", a whole evening's news, is not outweighed by a busier day. */
+static void
+take_each_session (Chooser *ch)
+{
+  guint n = ch->cands->len;
+  g_autofree guint *session = g_new0 (guint, MAX (n, 1));
+  for (guint i = 1; i < n; i++)
+    session[i] = session[i - 1] + (cand (ch->cands, i)->msg->ts - cand (ch->cands, i - 1)->msg->ts > SESSION_PAUSE);
+  guint sessions = n ? session[n - 1] + 1 : 1;
+  g_autofree gboolean *heard = g_new0 (gboolean, sessions);
+  for (guint i = 0; i < n; i++)
+    heard[session[i]] |= cand (ch->cands, i)->chosen || cand (ch->cands, i)->covered;
+  for (guint i = 0; i < ch->order->len; i++) {
+    CatchupCandidate *c = ch->order->pdata[i];
+    if (!heard[session[c->index]] && c->score >= SESSION_SCORE && take (ch, c, FALSE))
+      heard[session[c->index]] = TRUE;
+  }
+}
 
 static void
 choose (GArray *cands, Budget budget)
@@ -1140,6 +1196,7 @@ choose (GArray *cands, Budget budget)
         take (&ch, c, FALSE))
       got++;
   }
+  take_each_session (&ch);
   for (guint i = 0; i < order->len; i++)
     take (&ch, order->pdata[i], FALSE);
 }
@@ -1224,15 +1281,19 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
 {
   g_autoptr (GPtrArray) sentences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   guint first = G_MAXUINT, best = 0, best_new = 0;
+  gboolean skipped = FALSE;
   for (const char *start = c->clean;;) {
     while (*start == ' ')
       start++;
     const char *end = sentence_end (start);
     g_autofree char *sentence = g_strndup (start, end - start);
+    g_autofree char *folded = g_utf8_casefold (sentence, -1);
     GPtrArray *terms = catchup_summary_terms (sentence);
     guint n = new_in (terms, c, first_use, NULL);
-    if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence)) {
-      g_autofree char *folded = g_utf8_casefold (sentence, -1);
+    /* thanks before the news ("Your support means a lot. Losing my job was a bummer, …") is no claim */
+    gboolean pep_only = catchup_summary_has_any (folded, pep);
+    skipped |= first == G_MAXUINT && pep_only;
+    if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence) && !pep_only) {
       CatchupWorth worth;
       double weight;
       guint hits;
@@ -1240,6 +1301,8 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
        * projects"), is the claim, however much follows it */
       g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
       if (cue_class (folded, &worth, &weight, &hits) || g_strv_contains (first_person, subject)) {
+        if (skipped)
+          new_in (terms, c, first_use, focus);
         g_ptr_array_unref (terms);
         return;
       }
@@ -1252,10 +1315,12 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
       break;
     start = end + 1;
   }
-  if (first == G_MAXUINT || best == first ||
-      best_new < 2 * new_in (sentences->pdata[first], c, first_use, NULL))
+  if (first == G_MAXUINT)
     return;
-  new_in (sentences->pdata[best], c, first_use, focus);
+  /* the claim starts where the thanks before it end, unless a later sentence brings twice as much */
+  gboolean later = best != first && best_new >= 2 * new_in (sentences->pdata[first], c, first_use, NULL);
+  if (later || skipped)
+    new_in (sentences->pdata[later ? best : first], c, first_use, focus);
 }
 
 static void

@@ -184,6 +184,12 @@ kind_of_word (const char *w)
   if (len > 2 && g_ascii_isdigit (w[0]) && (g_str_has_suffix (w, "st") || g_str_has_suffix (w, "nd") ||
                                             g_str_has_suffix (w, "rd") || g_str_has_suffix (w, "th")))
     return VALUE_DATE;
+  /* a commit id or a name with digits in it ("5e0c1d2", "s390x", "3b") names a thing, it holds no value */
+  gsize letters = 0;
+  for (const char *p = w; *p; p++)
+    letters += g_ascii_isalpha (*p);
+  if (g_ascii_isdigit (w[0]) && letters > 1)
+    return N_VALUE_KINDS;
   if (g_ascii_isdigit (w[0]) || (w[0] == '#' && g_ascii_isdigit (w[1])))
     return VALUE_NUMBER;
   return N_VALUE_KINDS;
@@ -273,6 +279,40 @@ changes_value (const Facts *later, const Facts *earlier, guint kinds)
   return FALSE;
 }
 
+/* Whether the earlier states one of the values of old (the state a line says it replaced), in kinds. */
+static gboolean
+states_old_value (const Facts *old, const Facts *earlier, guint kinds)
+{
+  for (guint k = 0; k < N_VALUE_KINDS; k++) {
+    if (!(kinds & (1u << k)))
+      continue;
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init (&it, old->values[k]);
+    while (g_hash_table_iter_next (&it, &v, NULL))
+      if (g_hash_table_contains (earlier->values[k], v))
+        return TRUE;
+  }
+  return FALSE;
+}
+
+/* What a revising line says: the values of its revising sentences, and those it says it replaced ("… Thu Mar
+ * 19 instead of Tue 17th": Tue 17th), which an earlier state must hold to be the one replaced ("the default goes
+ * to 256 MiB instead of 64" replaces no turn that already says 256 MiB). */
+typedef struct {
+  Facts revised;
+  Facts old;
+} Revision;
+
+static gboolean
+replaces_state (const Revision *r, const Facts *earlier, guint kinds)
+{
+  gboolean said_old = FALSE;
+  for (guint k = 0; k < N_VALUE_KINDS; k++)
+    said_old |= (kinds & (1u << k)) && g_hash_table_size (r->old.values[k]) > 0;
+  return changes_value (&r->revised, earlier, kinds) && (!said_old || states_old_value (&r->old, earlier, kinds));
+}
+
 static guint
 shared_words (const Facts *a, const Facts *b)
 {
@@ -333,13 +373,32 @@ window_facts (FactCache *fc, GArray *cands, guint i)
   return f;
 }
 
+/* A text without its sentences that ask: "do we version the pkg-config file for 3.x?" states no state. */
+static char *
+stated_only (const char *text)
+{
+  GString *out = g_string_new (NULL);
+  const char *start = text ? text : "";
+  for (const char *p = start;; p++) {
+    if (*p && !((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0')))
+      continue;
+    if (*p != '?')
+      g_string_append_len (out, start, p - start + (*p ? 1 : 0));
+    if (!*p)
+      break;
+    start = p + 1;
+  }
+  return g_string_free (out, FALSE);
+}
+
 static const Facts *
 memory_facts (FactCache *fc, CatchupMemory *mem, guint i)
 {
   Facts *f = &fc->memory[i];
   if (!f->words) {
     CatchupMessage *t = mem->turns->pdata[i];
-    facts_of (f, t->text, NULL, t->speaker, fc->people);
+    g_autofree char *stated = stated_only (t->text);
+    facts_of (f, stated, NULL, t->speaker, fc->people);
   }
   return f;
 }
@@ -366,8 +425,44 @@ may_share (const Facts *line, const char *text)
   return FALSE;
 }
 
+/* The sentences of a line that say a state changed: the value it revises is in them ("main is now 3.1.0-dev";
+ * "… need an ack from me or gsteen" two sentences on names no new owner of anything). */
+static char *
+revising_sentences (const char *clean)
+{
+  GString *out = g_string_new (NULL);
+  const char *start = clean;
+  for (const char *p = clean;; p++) {
+    if (*p && !((*p == '.' || *p == '!' || *p == '?' || *p == ';') && (p[1] == ' ' || p[1] == '\0')))
+      continue;
+    g_autofree char *sentence = g_strndup (start, p - start);
+    g_autofree char *folded = g_utf8_casefold (sentence, -1);
+    if (catchup_summary_has_any (folded, revision_cues))
+      g_string_append_printf (out, "%s%s", out->len ? ". " : "", sentence);
+    if (!*p)
+      break;
+    start = p + 1;
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* What a revising text says it replaced: the words after each "instead of" up to the clause's end. */
+static char *
+replaced_text (const char *revising)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree char *folded = g_utf8_casefold (revising, -1);
+  for (const char *p = strstr (folded, "instead of "); p; p = strstr (p + 1, "instead of ")) {
+    const char *from = p + strlen ("instead of ");
+    gsize len = strcspn (from, ",;.!?");
+    g_string_append_printf (out, "%s%.*s", out->len ? ", " : "", (int) len, from);
+  }
+  return g_string_free (out, FALSE);
+}
+
 static void
-supersede_memory (CatchupCandidate *c, const Facts *fc_line, FactCache *fc, CatchupMemory *mem, gint64 start)
+supersede_memory (CatchupCandidate *c, const Facts *fc_line, const Revision *revised, FactCache *fc,
+                  CatchupMemory *mem, gint64 start)
 {
   for (guint i = mem && mem->turns ? mem->turns->len : 0; i-- > 0 && c->replaces->len < MAX_REPLACED;) {
     CatchupMessage *t = mem->turns->pdata[i];
@@ -375,8 +470,11 @@ supersede_memory (CatchupCandidate *c, const Facts *fc_line, FactCache *fc, Catc
       continue;
     const Facts *ft = memory_facts (fc, mem, i);
     /* A bare number is no state against an older turn on a loosely shared topic: a version, a count or an
-     * issue number differs between any two messages about a release. Dates, times and people are. */
-    if (shared_words (fc_line, ft) >= 2 && changes_value (fc_line, ft, ALL_KINDS & ~(1u << VALUE_NUMBER)))
+     * issue number differs between any two messages about a release. Dates, times and people are; a number is
+     * when the line names the one it replaced and the turn states it ("256 MiB instead of 64"). */
+    guint kinds = states_old_value (&revised->old, ft, 1u << VALUE_NUMBER) ? ALL_KINDS
+                                                                           : ALL_KINDS & ~(1u << VALUE_NUMBER);
+    if (shared_words (fc_line, ft) >= 2 && replaces_state (revised, ft, kinds))
       g_ptr_array_add (c->replaces, t);
   }
 }
@@ -396,6 +494,12 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
     if (c->score <= 0 || c->question || !catchup_summary_has_any (c->folded, revision_cues))
       continue;
     const Facts *fi = window_facts (&fc, cands, i);
+    g_autofree char *cue_text = revising_sentences (c->clean);
+    g_autofree char *old_text = replaced_text (cue_text);
+    Revision revised;
+    memset (&revised, 0, sizeof revised);
+    facts_of (&revised.revised, cue_text, NULL, c->msg->speaker, people);
+    facts_of (&revised.old, old_text, NULL, c->msg->speaker, people);
     for (guint j = i; j-- > 0;) {
       CatchupCandidate *e = &g_array_index (cands, CatchupCandidate, j);
       if (e->score <= 0 || e->superseded_by >= 0 || e->question)
@@ -405,13 +509,15 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
       /* one shared word is a topic only when one line answers the other; a topic of rare words alone let a
        * line replace unrelated ones */
       gboolean replies = c->asked == (gint) j || e->answer == (gint) i;
-      if ((shared >= 2 || (shared >= 1 && replies)) && changes_value (fi, fj, ALL_KINDS)) {
+      if ((shared >= 2 || (shared >= 1 && replies)) && replaces_state (&revised, fj, ALL_KINDS)) {
         e->superseded_by = i;
         g_ptr_array_add (c->replaces, e->msg);
       }
     }
     if (c->replaces->len == 0)
-      supersede_memory (c, fi, &fc, mem, start);
+      supersede_memory (c, fi, &revised, &fc, mem, start);
+    facts_clear (&revised.revised);
+    facts_clear (&revised.old);
   }
   for (guint i = 0; i < cands->len; i++)
     facts_clear (&window[i]);

@@ -1306,6 +1306,80 @@ test_closing_is_chit_chat (void)
   g_assert_null (line_for (s, "k4"));
 }
 
+/* In a busy channel the next "ok …" of someone else's thread answers nothing, and the channel's factoid bot is
+ * no speaker of news. */
+static void
+test_busy_channel (void)
+{
+  const Row rows[] = {
+    { "b1", T0, "VSpike", "am I right that the software sound mixing option in 8.04 controls whether pulseaudio "
+                          "starts at login?" },
+    { "b2", T0 + MIN_, "yogi_", "ok i think is fully updated" },
+    { "b3", T0 + 2 * MIN_, "ubottu", "rogerio: Please don't ask to ask a question, simply ask the question (all on "
+                                     "ONE line, so others can read and follow it easily)" },
+    { "b4", T0 + 3 * MIN_, "franic", "Futurama140: WoW works fine with the latest Wine, I use it myself" },
+    { "b5", T0 + 4 * MIN_, "chu_", "my webcam is detected now after the kernel update, thanks all" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *asked = line_for (s, "b1");
+
+  g_assert_nonnull (asked);
+  g_assert_cmpuint (asked->reply->len, ==, 0);
+  g_assert_null (line_for (s, "b3"));
+}
+
+/* "goes to 256 MiB instead of 64" replaces the turn that said 64, not one that already said 256; a commit id is
+ * no value; a state's revised value is in the sentence that says it changed. */
+static void
+test_instead_of_old_value (void)
+{
+  const Row said_new[] = {
+    { "o1", T0 - DAY, "gsteen", "for the default max record size: our biggest firmware image at 256 MiB still "
+                                "fits, so a default of 256 MiB still does that" },
+  };
+  const Row said_old[] = {
+    { "o2", T0 - DAY, "tkovac", "the default max record size is 64 MiB in rc1, per context overridable" },
+  };
+  const Row rows[] = {
+    { "v1", T0, "tkovac", "ok: the default max record size goes to 256 MiB instead of 64. still overridable per "
+                          "context like before" },
+    { "v2", T0 + MIN_, "mira", "release/3.0 is cut from main at 5e0c1d2. main is now 3.1.0-dev. rules until final: "
+                               "fixes only, and they need an ack from me or gsteen" },
+  };
+  assert_revises_no_memory (said_new, G_N_ELEMENTS (said_new), rows, G_N_ELEMENTS (rows), "v1");
+  assert_revises_no_memory (said_new, G_N_ELEMENTS (said_new), rows, G_N_ELEMENTS (rows), "v2");
+
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (said_old, G_N_ELEMENTS (said_old));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "v1");
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->supersedes->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->supersedes->pdata[0])->id, ==, "o2");
+  memory_free (mem);
+}
+
+/* Each session of a window (a stretch without hours of silence) gets its best line before another gets more:
+ * a quieter later evening's news is not outweighed by a busier day. */
+static void
+test_each_session (void)
+{
+  const Row rows[] = {
+    { "s1", T0, "ravi", "pushed the parser fix for #812 to main, the tests pass on all 14 runners now" },
+    { "s2", T0 + 5 * MIN_, "pbaird", "merged the docs fix #813, the release notes pass the link check on 40 pages" },
+    { "s3", T0 + 10 * MIN_, "dfarrow", "fixed the importer bug #814, and I tagged the 2.1 branch for the release" },
+    { "s4", T0 + 15 * MIN_, "gsteen", "merged the logging fix #815 and deployed it, the checks pass on 3 hosts" },
+    { "s5", T0 + 3 * DAY, "yuki_n", "I started on the packaging for the new distro, the first builds look fine" },
+    { "s6", T0 + 3 * DAY + MIN_, "yuki_n", "thanks all" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  g_assert_cmpuint (s->lines->len, <, 5);
+  g_assert_nonnull (line_for (s, "s5"));
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -1977,6 +2051,9 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
+  g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
+  g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
+  g_test_add_func ("/catchup/summary/each-session", test_each_session);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
