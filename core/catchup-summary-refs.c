@@ -37,8 +37,9 @@ static const char *const generic_nouns[] = {
   "meantime", "moment", "while", "thought", "thoughts", "energy", "vibe", "vibes", "journey", "advice", "pic",
   "pics", "photo", "photos", "picture", "pictures", "shot", "video", "friend", "friends", "buddy", "buddies",
   "guy", "guys", "folks", "everyone", "kid", "kids", "family", "favorite", "favourite", "recommendation",
-  "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", "goal", "goals", "writing", "character", "characters",
-  "sound", "screen", "need", "needs", "limit", "limits",
+  "encouragement", "beauty", "attitude", "chat", "talk", "conversation", "path", "interest", "interests", "goal",
+  "goals", "writing", "character", "characters", "sound", "screen", "need", "needs", "limit", "limits",
+  "importance", "effort", "process",
   /* feelings and qualities: "the courage", "the stress", "our mental health" name no thing a turn could explain */
   "courage", "strength", "thrill", "stress", "health", "escape", "passion", "joy", "happiness", "pride", "hope",
   "peace", "confidence", "motivation", "inspiration", "progress", "balance", "growth", "creativity", "kindness",
