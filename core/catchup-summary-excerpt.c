@@ -103,6 +103,31 @@ catchup_summary_clean (const char *text)
 
 /* ---- sentences ---- */
 
+/* "J.K. Rowling", "Dr. Who", "e.g. this": a period after an initial or a short abbreviation ends no sentence. */
+static gboolean
+abbreviation_before (const char *start, const char *dot)
+{
+  static const char *const short_forms[] = { "mr", "mrs", "ms", "dr", "st", "vs", "jr", "sr", "no", "e.g", "i.e",
+                                             "etc", NULL };
+  const char *w = dot;
+  while (w > start && g_ascii_isalpha (w[-1]))
+    w--;
+  if (dot - w == 1 && g_ascii_isupper (*w) && (w == start || w[-1] == ' ' || w[-1] == '.'))
+    return TRUE;
+  while (w > start && w[-1] != ' ')
+    w--;
+  g_autofree char *word = g_ascii_strdown (w, dot - w);
+  return g_strv_contains (short_forms, word) && dot[1] != '\0';
+}
+
+gboolean
+catchup_summary_ends_sentence (const char *text, const char *p)
+{
+  return (*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0') &&
+         !(*p == '.' && abbreviation_before (text, p));
+}
+
+
 typedef struct {
   gsize start, end;  /* byte offsets into the text, end exclusive */
   gboolean caption;  /* "[shares a photo: …]" */
@@ -164,7 +189,7 @@ split_sentences (const char *text)
     }
     gunichar c = g_utf8_get_char (p);
     const char *next = g_utf8_next_char (p);
-    if ((c == '.' || c == '!' || c == '?' || c == 0x2026) && (*next == ' ' || *next == '\0')) {
+    if ((c == 0x2026 && (*next == ' ' || *next == '\0')) || catchup_summary_ends_sentence (text, p)) {
       add_span (spans, text, start, next - text, FALSE);
       start = next - text;
     }

@@ -29,6 +29,9 @@ void catchup_summary_sort_lines (GPtrArray *lines);
 GPtrArray *catchup_summary_terms (const char *text);
 /* Words separated by spaces. */
 guint catchup_summary_count_words (const char *text);
+/* Whether the character at p of text ends a sentence: . ! ? before a space or the end, but no period after an
+ * initial or a short abbreviation ("J.K. Rowling", "Dr. Who"). */
+gboolean catchup_summary_ends_sentence (const char *text, const char *p);
 GHashTable *catchup_summary_term_set (GPtrArray *terms);
 guint catchup_summary_overlap (GPtrArray *terms, GHashTable *set);
 /* Sanitised, with the links that end a message cut. */

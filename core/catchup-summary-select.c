@@ -264,30 +264,12 @@ asks (const char *clean)
   return q && (!caption || q < caption);
 }
 
-/* "J.K. Rowling", "Dr. Who", "e.g. this": a period after an initial or a short abbreviation ends no sentence. */
-static gboolean
-abbreviation_before (const char *start, const char *dot)
-{
-  static const char *const short_forms[] = { "mr", "mrs", "ms", "dr", "st", "vs", "jr", "sr", "no", "e.g", "i.e",
-                                             "etc", NULL };
-  const char *w = dot;
-  while (w > start && g_ascii_isalpha (w[-1]))
-    w--;
-  if (dot - w == 1 && g_ascii_isupper (*w) && (w == start || w[-1] == ' ' || w[-1] == '.'))
-    return TRUE;
-  while (w > start && w[-1] != ' ')
-    w--;
-  g_autofree char *word = g_ascii_strdown (w, dot - w);
-  return g_strv_contains (short_forms, word) && dot[1] != '\0';
-}
-
 /* Where the sentence that starts at p ends: at its . ! ? before a space, or at the text's end. */
 static const char *
 sentence_end (const char *p)
 {
   for (const char *start = p; *p; p++)
-    if ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0') &&
-        !(*p == '.' && abbreviation_before (start, p)))
+    if (catchup_summary_ends_sentence (start, p))
       return p;
   return p;
 }

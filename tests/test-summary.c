@@ -1380,6 +1380,26 @@ test_each_session (void)
   g_assert_nonnull (line_for (s, "s5"));
 }
 
+/* A period after an initial ends no sentence: the quote by "J.K. Rowling" is not cut after "J.K.". */
+static void
+test_initials_no_sentence_end (void)
+{
+  const Row rows[] = {
+    { "j1", T0, "John", "Do you have a favorite quote from the books?" },
+    { "j2", T0 + MIN_, "Tim", "Yes! There's a quote by J.K. Rowling that I really like: \"Turn on the light - "
+                              "happiness hides in the darkest of times.\" That's how I keep hope alive during tough "
+                              "times, and I've written it on the first page of every notebook I own since school." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = line_for (s, "j1");
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->reply->len, ==, 1);
+  const char *text = ((CatchupSummaryItem *) line->reply->pdata[0])->text;
+  g_assert_nonnull (strstr (text, "J.K. Rowling"));
+  assert_quotes (text, rows[1].text);
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -2054,6 +2074,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
+  g_test_add_func ("/catchup/summary/initials-no-sentence-end", test_initials_no_sentence_end);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
