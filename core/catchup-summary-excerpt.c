@@ -318,7 +318,10 @@ catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars)
     guint used = chars (out->str, out->len);
     if (s->caption && !captions && i != first)
       continue;
-    if (out->len > 0 && used + 1 + chars (text + s->start, s->end - s->start) > max_chars) {
+    /* a next sentence that does not fit is left out, unless what is shown is only a short opening
+     * ("tomorrow's the day. …"): then it is cut at a clause, so the line says something */
+    if (out->len > 0 && used + 1 + chars (text + s->start, s->end - s->start) > max_chars &&
+        used >= max_chars / 3) {
       more_after = TRUE;
       break;
     }

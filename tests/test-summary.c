@@ -1400,6 +1400,25 @@ test_initials_no_sentence_end (void)
   assert_quotes (text, rows[1].text);
 }
 
+/* A short opening sentence does not stand for the whole line: the next one is cut at a clause instead of
+ * being left out ("tomorrow's the day. …" said nothing). */
+static void
+test_short_opening_sentence (void)
+{
+  const Row rows[] = {
+    { "t1", T0, "tkovac", "tomorrow's the day. everyone with private repo access: nothing sec-related gets pushed "
+                          "anywhere public until I say so, and that includes rebasing anything on top of the fix "
+                          "branch and pushing it to your fork" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = line_for (s, "t1");
+
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line->text, "tomorrow's the day. everyone with private repo access"));
+  assert_quotes (line->text, rows[0].text);
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -2075,6 +2094,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
   g_test_add_func ("/catchup/summary/initials-no-sentence-end", test_initials_no_sentence_end);
+  g_test_add_func ("/catchup/summary/short-opening-sentence", test_short_opening_sentence);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
