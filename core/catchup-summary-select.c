@@ -29,7 +29,7 @@ typedef struct {
 /* About 5-12 content lines for a window of 1K tokens, up to about 25 for a week of 500 messages. */
 static const LengthProfile profiles[] = {
   [CATCHUP_LENGTH_SHORT] = { 2, 3, 4, 2, 3, 140, 120 },
-  [CATCHUP_LENGTH_NORMAL] = { 4, 9, 12, 9, 13, 200, 160 },
+  [CATCHUP_LENGTH_NORMAL] = { 4, 9, 12, 9, 13, 200, 200 },
   [CATCHUP_LENGTH_DETAILED] = { 8, 14, 19, 12, 17, 300, 240 },
 };
 
