@@ -1058,6 +1058,7 @@ typedef struct {
   Budget budget;
   guint entries, rendered;
   gboolean two_people;
+  guint pairs;             /* questions shown with their answers */
 } Chooser;
 
 /* What a chosen candidate costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
@@ -1074,6 +1075,9 @@ cost (const CatchupCandidate *c, GArray *cands)
 }
 
 static gboolean tells_news (const CatchupCandidate *c);
+
+/* Questions shown with their answers in a conversation of two, at most. */
+#define MAX_PAIRS 3
 
 static gboolean
 take (Chooser *ch, CatchupCandidate *c, gboolean forced)
@@ -1098,6 +1102,12 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   /* the last decision may take an entry beyond the count, never room beyond the length */
   if ((!forced && ch->entries >= ch->budget.entries) || ch->rendered + n > ch->budget.rendered)
     return FALSE;
+  /* between two people each question and answer costs two lines for what the answer says: a few such pairs,
+   * then the room goes to news */
+  gboolean pair = (c->answer >= 0 && c->worth != CATCHUP_WORTH_REQUEST) ||
+                  (c->asked >= 0 && needs_question (ch->cands, c));
+  if (ch->two_people && pair && !forced && ch->pairs >= MAX_PAIRS)
+    return FALSE;
   /* an answer that needs its question is shown under it: the line is the question's */
   if (c->asked >= 0 && needs_question (ch->cands, c)) {
     CatchupCandidate *q = cand (ch->cands, c->asked);
@@ -1106,6 +1116,7 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
     c->covered = TRUE;
     c = q;
   }
+  ch->pairs += pair;
   c->chosen = TRUE;
   /* a question carries its answer: an answer chosen on its own moves under it */
   CatchupCandidate *a = cand (ch->cands, c->answer);
@@ -1157,7 +1168,7 @@ choose (GArray *cands, Budget budget)
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GArray) people = people_of (cands);
-  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2 };
+  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2, 0 };
   guint tail = cands->len - cands->len / 4;
 
   for (guint i = 0; i < cands->len; i++)

@@ -1419,6 +1419,36 @@ test_short_opening_sentence (void)
   assert_quotes (line->text, rows[0].text);
 }
 
+/* Between two people, at most a few questions are shown with their answers: each pair costs two lines, and the
+ * room goes to the news. */
+static void
+test_few_pairs (void)
+{
+  static const char *const asks[] = {
+    "How often do you train with the basketball team these days?", "Which city did you like best on the road trip?",
+    "What did the coach say about your shooting form?", "How long did the drive to the tournament take?",
+    "Who came with you to the finals in the end?", "What did you eat at the harbour restaurant?",
+  };
+  static const char *const answers[] = { "Three times a week.", "Lisbon, by far.", "Yes, he loved it.",
+                                         "About six hours.", "Only my brother.", "Mostly seafood." };
+  g_autoptr (GPtrArray) window = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_message_free);
+  for (guint i = 0; i < G_N_ELEMENTS (asks); i++) {
+    g_autofree char *qid = g_strdup_printf ("q%u", i);
+    g_autofree char *aid = g_strdup_printf ("a%u", i);
+    g_ptr_array_add (window, catchup_message_new (qid, T0 + i * 10 * MIN_, "Tim", asks[i]));
+    g_ptr_array_add (window, catchup_message_new (aid, T0 + i * 10 * MIN_ + MIN_, "John", answers[i]));
+  }
+  g_ptr_array_add (window, catchup_message_new ("n1", T0 + DAY / 4, "John", "I just signed with a new team in "
+                                                "Lisbon for the next season, the contract starts in August!"));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  guint pairs = 0;
+  for (guint i = 0; i < s->lines->len; i++)
+    pairs += ((CatchupSummaryLine *) s->lines->pdata[i])->reply->len > 0;
+
+  g_assert_cmpuint (pairs, <=, 3);
+  g_assert_nonnull (line_for (s, "n1"));
+}
+
 static const Row pet_memory[] = {
   { "q1", T0 - 2 * DAY, "maria", "the shelter was packed this weekend, so many volunteers showed up" },
   { "q2", T0 - DAY, "maria", "I'm so sorry about Max, losing a pet after ten years is tough" },
@@ -2095,6 +2125,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
   g_test_add_func ("/catchup/summary/initials-no-sentence-end", test_initials_no_sentence_end);
   g_test_add_func ("/catchup/summary/short-opening-sentence", test_short_opening_sentence);
+  g_test_add_func ("/catchup/summary/few-pairs", test_few_pairs);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
   g_test_add_func ("/catchup/summary/reference-cut-phrase", test_reference_cut_phrase);
   g_test_add_func ("/catchup/summary/reference-ambiguous", test_reference_ambiguous);
