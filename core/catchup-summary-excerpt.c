@@ -103,6 +103,15 @@ catchup_summary_clean (const char *text)
 
 /* ---- sentences ---- */
 
+const char *
+catchup_summary_opening_word (const char *folded, const char *const *words)
+{
+  for (guint i = 0; words[i]; i++)
+    if (g_str_has_prefix (folded, words[i]) && !g_ascii_isalnum (folded[strlen (words[i])]))
+      return words[i];
+  return NULL;
+}
+
 /* "J.K. Rowling", "Dr. Who", "e.g. this": a period after an initial or a short abbreviation ends no sentence. */
 static gboolean
 abbreviation_before (const char *start, const char *dot)
@@ -149,12 +158,7 @@ is_social_sentence (const char *text, gsize len)
   g_autoptr (GPtrArray) terms = catchup_summary_terms (s);
   guint words = catchup_summary_count_words (s);
 
-  if (words > 6 || terms->len > 3)
-    return FALSE;
-  for (guint i = 0; openers[i]; i++)
-    if (g_str_has_prefix (s, openers[i]) && !g_ascii_isalnum (s[strlen (openers[i])]))
-      return TRUE;
-  return FALSE;
+  return words <= 6 && terms->len <= 3 && catchup_summary_opening_word (s, openers) != NULL;
 }
 
 static void

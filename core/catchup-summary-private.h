@@ -29,6 +29,9 @@ void catchup_summary_sort_lines (GPtrArray *lines);
 GPtrArray *catchup_summary_terms (const char *text);
 /* Words separated by spaces. */
 guint catchup_summary_count_words (const char *text);
+/* The entry of words (a NULL-terminated list of casefolded words or phrases) that folded opens with as a whole
+ * word ("yes, both" opens with "yes", "yesterday" does not), or NULL. */
+const char *catchup_summary_opening_word (const char *folded, const char *const *words);
 /* Whether the character at p of text ends a sentence: . ! ? before a space or the end, but no period after an
  * initial or a short abbreviation ("J.K. Rowling", "Dr. Who"). */
 gboolean catchup_summary_ends_sentence (const char *text, const char *p);

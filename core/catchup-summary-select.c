@@ -717,10 +717,7 @@ opens_with_answer (const CatchupCandidate *r)
   static const char *const short_answers[] = { "yes", "no", "yep", "nope", "yeah", "sure", "ok", "okay", "done",
                                                "not yet", "on it", "will do", "ack", "+1", "i can", "i'll", NULL };
   g_autofree char *bare = bare_words (r->folded);
-  for (guint i = 0; short_answers[i]; i++)
-    if (g_str_has_prefix (bare, short_answers[i]) && !g_ascii_isalnum (bare[strlen (short_answers[i])]))
-      return TRUE;
-  return FALSE;
+  return catchup_summary_opening_word (bare, short_answers) != NULL;
 }
 
 /* Whether r takes up c: names its speaker, shares a content word, or opens with a short answer. A short answer
@@ -947,10 +944,8 @@ needs_question (GArray *cands, const CatchupCandidate *a)
   g_autofree char *bare = bare_words (after_reaction (a->folded));
   if (a->words <= 8)
     return TRUE;
-  for (guint i = 0; openers[i]; i++)
-    if (g_str_has_prefix (bare, openers[i]) && !g_ascii_isalnum (bare[strlen (openers[i])]))
-      return !says_on_its_own (bare + strlen (openers[i]));
-  return FALSE;
+  const char *opener = catchup_summary_opening_word (bare, openers);
+  return opener && !says_on_its_own (bare + strlen (opener));
 }
 
 /* ---- agreement ---- */
@@ -1246,12 +1241,7 @@ greets (const char *sentence)
 {
   static const char *const greetings[] = { "hey", "hi", "hello", "long time", "good morning", "morning", NULL };
   g_autofree char *folded = g_utf8_casefold (sentence, -1);
-  if (catchup_summary_count_words (folded) > 6)
-    return FALSE;
-  for (guint i = 0; greetings[i]; i++)
-    if (g_str_has_prefix (folded, greetings[i]) && !g_ascii_isalnum (folded[strlen (greetings[i])]))
-      return TRUE;
-  return FALSE;
+  return catchup_summary_count_words (folded) <= 6 && catchup_summary_opening_word (folded, greetings) != NULL;
 }
 
 static guint
