@@ -1235,6 +1235,16 @@ others_spoke_after (GArray *cands, const CatchupCandidate *c)
 
 /* What a message brings that the window had not said, for an excerpt to start at: "Thanks, Nate! It was a real
  * roller coaster … Spider-Man has always been a favorite of mine" is about Spider-Man. */
+/* "He was …", "they seemed interested", "those mountains": a sentence that opens with a pronoun or a
+ * demonstrative leans on the one before it for what it is about. */
+static gboolean
+opens_with_pronoun (const char *folded)
+{
+  static const char *const pronouns[] = { "he", "she", "it", "they", "them", "his", "her", "their", "those", "these",
+                                          "this", "that", "he's", "she's", "it's", "they're", "there", NULL };
+  return catchup_summary_opening_word (folded, pronouns) != NULL;
+}
+
 /* "Hey Nate, long time no talk!": a short sentence opened by a greeting says nothing of its own. */
 static gboolean
 greets (const char *sentence)
@@ -1263,6 +1273,7 @@ static void
 add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_use)
 {
   g_autoptr (GPtrArray) sentences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GArray) leans = g_array_new (FALSE, FALSE, sizeof (gboolean));
   guint first = G_MAXUINT, best = 0, best_new = 0;
   gboolean skipped = FALSE;
   for (const char *start = c->clean;;) {
@@ -1293,6 +1304,8 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
     }
     if (n > best_new)
       best = sentences->len, best_new = n;
+    gboolean lean = opens_with_pronoun (folded);
+    g_array_append_val (leans, lean);
     g_ptr_array_add (sentences, terms);
     if (!*end)
       break;
@@ -1300,8 +1313,10 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
   }
   if (first == G_MAXUINT)
     return;
-  /* the claim starts where the thanks before it end, unless a later sentence brings twice as much */
-  gboolean later = best != first && best_new >= 2 * new_in (sentences->pdata[first], c, first_use, NULL);
+  /* the claim starts where the thanks before it end, unless a later sentence brings twice as much and does not
+   * lean on the one before it ("…He was such an important part of our family" cut away Max) */
+  gboolean later = best != first && best_new >= 2 * new_in (sentences->pdata[first], c, first_use, NULL) &&
+                   !g_array_index (leans, gboolean, best);
   if (later || skipped)
     new_in (sentences->pdata[later ? best : first], c, first_use, focus);
 }

@@ -305,6 +305,15 @@ typedef struct {
 } Revision;
 
 static gboolean
+names_old_value (const Revision *r)
+{
+  for (guint k = 0; k < N_VALUE_KINDS; k++)
+    if (g_hash_table_size (r->old.values[k]) > 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
 replaces_state (const Revision *r, const Facts *earlier, guint kinds)
 {
   gboolean said_old = FALSE;
@@ -514,7 +523,8 @@ catchup_summary_supersede (GArray *cands, CatchupMemory *mem)
         g_ptr_array_add (c->replaces, e->msg);
       }
     }
-    if (c->replaces->len == 0)
+    /* a line that names what it replaced ("… instead of 2019 16.8") needs no "was:" from the memory to say it */
+    if (c->replaces->len == 0 && !names_old_value (&revised))
       supersede_memory (c, fi, &revised, &fc, mem, start);
     facts_clear (&revised.revised);
     facts_clear (&revised.old);

@@ -1329,8 +1329,10 @@ test_busy_channel (void)
   g_assert_null (line_for (s, "b3"));
 }
 
-/* "goes to 256 MiB instead of 64" replaces the turn that said 64, not one that already said 256; a commit id is
- * no value; a state's revised value is in the sentence that says it changed. */
+/* A revising line that names what it replaced ("goes to 256 MiB instead of 64") says it itself: no "was:" from
+ * the memory repeats it, and a turn that already said 256 MiB is no earlier state; a commit id is no value; a
+ * state's revised value is in the sentence that says it changed. A line that does not name the old value
+ * ("final moves to Thu Mar 19") gets the memory's "was:". */
 static void
 test_instead_of_old_value (void)
 {
@@ -1340,23 +1342,26 @@ test_instead_of_old_value (void)
   };
   const Row said_old[] = {
     { "o2", T0 - DAY, "tkovac", "the default max record size is 64 MiB in rc1, per context overridable" },
+    { "o3", T0 - DAY, "mira", "the final release of 3.0 is on Tue Mar 17" },
   };
   const Row rows[] = {
     { "v1", T0, "tkovac", "ok: the default max record size goes to 256 MiB instead of 64. still overridable per "
                           "context like before" },
     { "v2", T0 + MIN_, "mira", "release/3.0 is cut from main at 5e0c1d2. main is now 3.1.0-dev. rules until final: "
                                "fixes only, and they need an ack from me or gsteen" },
+    { "v3", T0 + 2 * MIN_, "mira", "heads up: the final release of 3.0 moves to Thu Mar 19" },
   };
   assert_revises_no_memory (said_new, G_N_ELEMENTS (said_new), rows, G_N_ELEMENTS (rows), "v1");
   assert_revises_no_memory (said_new, G_N_ELEMENTS (said_new), rows, G_N_ELEMENTS (rows), "v2");
+  assert_revises_no_memory (said_old, G_N_ELEMENTS (said_old), rows, G_N_ELEMENTS (rows), "v1");
 
   g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
   CatchupMemory *mem = memory_new (said_old, G_N_ELEMENTS (said_old));
   g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
-  const CatchupSummaryLine *line = line_for (s, "v1");
+  const CatchupSummaryLine *line = line_for (s, "v3");
   g_assert_nonnull (line);
   g_assert_cmpuint (line->supersedes->len, ==, 1);
-  g_assert_cmpstr (((CatchupSummaryItem *) line->supersedes->pdata[0])->id, ==, "o2");
+  g_assert_cmpstr (((CatchupSummaryItem *) line->supersedes->pdata[0])->id, ==, "o3");
   memory_free (mem);
 }
 
