@@ -68,6 +68,7 @@ typedef struct {
   GPtrArray *context;      /* CatchupSummaryItem: the checked references of the line (catchup_summary_resolve) */
   gboolean chosen;
   gboolean covered;        /* shown under another line (an answer under its question) */
+  gboolean folds;          /* a chosen question shown as its answer's line, the question read in it */
 } CatchupCandidate;
 
 /* The section the built-in summary gives a message (its speaker and text). */

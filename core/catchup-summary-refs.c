@@ -1622,6 +1622,12 @@ catchup_summary_line_text (const CatchupSummaryLine *line, GArray **inlined)
       if (g_array_index (ends, gssize, i) == g_array_index (ends, gssize, next))
         g_array_index (ends, gssize, i) = -1;
   }
+  if (line->asked) {
+    /* Translators: the question a summary line answers, put into the line after it: " (maria asked: “How often
+     * do you train?”)" */
+    g_string_append_printf (text, _(" (%s asked: “%s”)"), line->asked->speaker ? line->asked->speaker : "?",
+                            line->asked->text ? line->asked->text : "");
+  }
   if (inlined)
     *inlined = g_steal_pointer (&flags);
   return g_string_free (g_steal_pointer (&text), FALSE);

@@ -1056,20 +1056,41 @@ typedef struct {
   guint pairs;             /* questions shown with their answers */
 } Chooser;
 
+static gboolean tells_news (const CatchupCandidate *c);
+static char *last_question (const char *clean);
+
+/* Between two people a question that says no more than what it asks ("Wow! How often do you all work out
+ * together?") is read in its answer's line, "… (maria asked: “How often …?”)": one line, not two. */
+#define FOLD_CHARS 100
+
+static gboolean
+folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
+{
+  const CatchupCandidate *a = cand (ch->cands, q->answer);
+  if (!ch->two_people || !a || a->score <= 0 || !q->question || q->worth == CATCHUP_WORTH_REQUEST ||
+      q->worth == CATCHUP_WORTH_DECISION || tells_news (q))
+    return FALSE;
+  g_autoptr (GString) stated = g_string_new (NULL);
+  g_autoptr (GString) asked = g_string_new (NULL);
+  split_asked (after_reaction (q->folded), stated, asked);
+  g_autofree char *question = last_question (q->clean);
+  return question && count_terms (stated->str) <= 4 && g_utf8_strlen (question, -1) <= FOLD_CHARS;
+}
+
 /* What a chosen candidate costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
 static guint
-cost (const CatchupCandidate *c, GArray *cands)
+cost (const Chooser *ch, const CatchupCandidate *c)
 {
+  GArray *cands = ch->cands;
   g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
   add_agreement (probe, cands, c - &g_array_index (cands, CatchupCandidate, 0));
-  guint n = 1 + (c->answer >= 0 || c->question) + (c->replaces->len > 0) + catchup_summary_items_rendered (c->context) +
-             (probe->agreed->len > 0);
-  if (c->asked >= 0 && needs_question (cands, c) && !cand (cands, c->asked)->chosen)
+  guint n = 1 + ((c->answer >= 0 || c->question) && !folds_into_answer (ch, c)) + (c->replaces->len > 0) +
+            catchup_summary_items_rendered (c->context) + (probe->agreed->len > 0);
+  const CatchupCandidate *q = cand (cands, c->asked);
+  if (q && needs_question (cands, c) && !q->chosen && !folds_into_answer (ch, q))
     n++;
   return n;
 }
-
-static gboolean tells_news (const CatchupCandidate *c);
 
 /* Questions shown with their answers in a conversation of two, at most. */
 #define MAX_PAIRS 3
@@ -1087,13 +1108,14 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   /* between two people a question that only leads to a self-contained answer is said by the answer: the line
    * is the answer's (in a room of more, who asked whom is part of what happened) */
   CatchupCandidate *answer = cand (ch->cands, c->answer);
-  if (ch->two_people && answer && answer->score > 0 && !needs_question (ch->cands, answer) &&
+  if (ch->two_people && answer && answer->score > 0 && !folds_into_answer (ch, c) &&
+      !needs_question (ch->cands, answer) &&
       !points_back (after_reaction (answer->folded)) && !tells_news (c) &&
       c->worth != CATCHUP_WORTH_REQUEST && c->worth != CATCHUP_WORTH_DECISION) {
     c->covered = TRUE;
     return !answer->chosen && take (ch, answer, forced);
   }
-  guint n = cost (c, ch->cands);
+  guint n = cost (ch, c);
   /* the last decision may take an entry beyond the count, never room beyond the length */
   if ((!forced && ch->entries >= ch->budget.entries) || ch->rendered + n > ch->budget.rendered)
     return FALSE;
@@ -1101,7 +1123,8 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
    * then the room goes to news */
   gboolean pair = (c->answer >= 0 && c->worth != CATCHUP_WORTH_REQUEST) ||
                   (c->asked >= 0 && needs_question (ch->cands, c));
-  if (ch->two_people && pair && !forced && ch->pairs >= MAX_PAIRS)
+  const CatchupCandidate *question = c->answer >= 0 ? c : cand (ch->cands, c->asked);
+  if (ch->two_people && pair && !forced && ch->pairs >= MAX_PAIRS && !(question && folds_into_answer (ch, question)))
     return FALSE;
   /* an answer that needs its question is shown under it: the line is the question's */
   if (c->asked >= 0 && needs_question (ch->cands, c)) {
@@ -1111,7 +1134,8 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
     c->covered = TRUE;
     c = q;
   }
-  ch->pairs += pair;
+  c->folds = folds_into_answer (ch, c);
+  ch->pairs += pair && !c->folds;
   c->chosen = TRUE;
   /* a question carries its answer: an answer chosen on its own moves under it */
   CatchupCandidate *a = cand (ch->cands, c->answer);
@@ -1437,10 +1461,35 @@ first_uses (GArray *cands)
   return first;
 }
 
+/* A question read in its answer's line: the answer's line, under "Asked", covering both, with the question's
+ * references and the answer's own. */
+static CatchupSummaryLine *
+folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Budget *b)
+{
+  CatchupCandidate *a = cand (cands, q->answer);
+  g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (!opens_with_answer (a))
+    add_news_focus (focus, a, first_use);
+  g_autofree char *text = show_text (a->clean, g_hash_table_size (focus) ? focus : NULL, b->line_chars);
+  g_autofree char *question = last_question (q->clean);
+  CatchupSummaryLine *line = catchup_summary_line_new (CATCHUP_SECTION_ASKED, a->msg->id, a->msg->speaker,
+                                                       a->msg->ts, text);
+  g_ptr_array_add (line->sources, g_strdup (q->msg->id));
+  line->asked = catchup_summary_item_new (NULL, q->msg->id, q->msg->speaker, q->msg->ts, question);
+  g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&a->context));
+  a->context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
+  g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&q->context));
+  q->context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
+  add_replaced (line, a, b->context_chars);
+  return line;
+}
+
 static CatchupSummaryLine *
 make_line (GArray *cands, guint i, CatchupMemory *mem, GHashTable *first_use, const Budget *b)
 {
   CatchupCandidate *c = cand (cands, i);
+  if (c->folds)
+    return folded_line (cands, c, first_use, b);
   g_autofree char *text = line_text (c, first_use, b->line_chars);
   CatchupSummaryLine *line = catchup_summary_line_new (section_of (c), c->msg->id, c->msg->speaker, c->msg->ts,
                                                        text);

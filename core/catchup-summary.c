@@ -126,6 +126,7 @@ catchup_summary_line_free (CatchupSummaryLine *line)
   g_clear_pointer (&line->reply, g_ptr_array_unref);
   g_clear_pointer (&line->supersedes, g_ptr_array_unref);
   catchup_summary_item_free (line->before);
+  catchup_summary_item_free (line->asked);
   g_free (line);
 }
 

@@ -62,6 +62,9 @@ typedef struct {
   CatchupSummaryItem *before; /* a line about a message from before the window that is still open (a request
                                * to the user, their own commitment): that message, which speaker, ts and text
                                * quote; sources is then empty. NULL for a line about the window. */
+  CatchupSummaryItem *asked;  /* the question this line's message answers, read as part of the line ("… (maria
+                               * asked: “How often do you train?”)") when it says no more than what it asks;
+                               * NULL otherwise */
 } CatchupSummaryLine;
 
 CatchupSummaryLine *catchup_summary_line_new (CatchupSection section, const char *source_id, const char *speaker,

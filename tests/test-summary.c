@@ -1397,12 +1397,44 @@ test_initials_no_sentence_end (void)
   };
   g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
   g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
-  const CatchupSummaryLine *line = line_for (s, "j1");
+  /* the answer's line, the question read in it */
+  const CatchupSummaryLine *line = line_for (s, "j2");
   g_assert_nonnull (line);
-  g_assert_cmpuint (line->reply->len, ==, 1);
-  const char *text = ((CatchupSummaryItem *) line->reply->pdata[0])->text;
-  g_assert_nonnull (strstr (text, "J.K. Rowling"));
-  assert_quotes (text, rows[1].text);
+  g_assert_nonnull (strstr (line->text, "J.K. Rowling"));
+  assert_quotes (line->text, rows[1].text);
+}
+
+/* Between two people a question that says no more than what it asks is read in its answer's line: one line,
+ * covering both, under "Asked", with the question and who asked it; a question that tells news first keeps its
+ * own line with the answer under it. */
+static void
+test_question_in_answer (void)
+{
+  const Row rows[] = {
+    { "f1", T0, "Maria", "Wow, John! How often do you all work out together?" },
+    { "f2", T0 + MIN_, "John", "Three times a week at the park near our place; it keeps the whole family on track." },
+    { "f3", T0 + DAY, "John", "I just got back from a road trip along the coast with my brother. Have you ever been "
+                              "to the Oregon dunes?" },
+    { "f4", T0 + DAY + MIN_, "Maria", "Only once, when I was ten, and I still remember the wind up there!" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "f2");
+
+  g_assert_nonnull (line);
+  g_assert_cmpint (line->section, ==, CATCHUP_SECTION_ASKED);
+  g_assert_cmpuint (line->reply->len, ==, 0);
+  g_assert_nonnull (line->asked);
+  g_assert_cmpstr (line->asked->id, ==, "f1");
+  g_assert_cmpstr (line->asked->text, ==, "How often do you all work out together?");
+  g_assert_cmpuint (line->sources->len, ==, 2);
+  g_assert_null (line_for (s, "f1"));
+  g_autofree char *text = catchup_summary_to_text (s);
+  g_assert_nonnull (strstr (text, "on track. (Maria asked: “How often do you all work out together?”)"));
+  g_assert_null (strstr (text, "reply: John"));
+  const CatchupSummaryLine *news = line_for (s, "f3");
+  if (news)
+    g_assert_null (news->asked);
 }
 
 /* A short opening sentence does not stand for the whole line: the next one is cut at a clause instead of
@@ -2129,6 +2161,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
   g_test_add_func ("/catchup/summary/initials-no-sentence-end", test_initials_no_sentence_end);
+  g_test_add_func ("/catchup/summary/question-in-answer", test_question_in_answer);
   g_test_add_func ("/catchup/summary/short-opening-sentence", test_short_opening_sentence);
   g_test_add_func ("/catchup/summary/few-pairs", test_few_pairs);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);

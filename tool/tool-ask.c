@@ -416,6 +416,14 @@ json_add_line (JsonBuilder *b, const CatchupSummaryLine *line)
   json_add_items (b, "reply", line->reply);
   json_add_items (b, "supersedes", line->supersedes);
   json_member_bool (b, "no_reply", line->no_reply);
+  if (line->asked != NULL)
+    {
+      /* the question the line answers, read in the line: a list of one, like "reply" */
+      g_autoptr (GPtrArray) asked = g_ptr_array_new ();
+
+      g_ptr_array_add (asked, line->asked);
+      json_add_items (b, "asked", asked);
+    }
   if (line->before != NULL)
     {
       /* a line about a message from before the window that is still open: that message, as a list of one */
