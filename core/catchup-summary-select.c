@@ -458,6 +458,19 @@ not_deciding (const char *folded, const char *cue)
   return FALSE;
 }
 
+/* "What would you rate it?", "how can you tell": after a question word, "would you" asks, it requests nothing. */
+static gboolean
+after_wh_word (const char *folded, const char *cue)
+{
+  static const char *const wh[] = { "what", "how", "where", "which", "who", "when", "why", NULL };
+  for (guint i = 0; wh[i]; i++) {
+    g_autofree char *phrase = g_strconcat (wh[i], " ", cue, NULL);
+    if (catchup_text_has_folded_phrase (folded, phrase))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* The cue class of a message, FALSE when none matches. */
 static gboolean
 cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
@@ -467,7 +480,8 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
     for (guint i = 0; cue_classes[c].cues[i]; i++) {
       if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]) ||
           foretells (folded, cue_classes[c].cues[i]) ||
-          (cue_classes[c].worth == CATCHUP_WORTH_DECISION && not_deciding (folded, cue_classes[c].cues[i])))
+          (cue_classes[c].worth == CATCHUP_WORTH_DECISION && not_deciding (folded, cue_classes[c].cues[i])) ||
+          (cue_classes[c].worth == CATCHUP_WORTH_REQUEST && after_wh_word (folded, cue_classes[c].cues[i])))
         continue;
       if ((*hits)++ == 0) {
         *worth = cue_classes[c].worth;
@@ -1063,6 +1077,7 @@ static char *last_question (const char *clean);
 /* Between two people a question that says no more than what it asks ("Wow! How often do you all work out
  * together?") is read in its answer's line, "… (maria asked: “How often …?”)": one line, not two. */
 #define FOLD_CHARS 100
+#define FOLD_STATED_TERMS 3
 
 static gboolean
 folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
@@ -1075,7 +1090,13 @@ folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (after_reaction (q->folded), stated, asked);
   g_autofree char *question = last_question (q->clean);
-  return question && count_terms (stated->str) <= 4 && g_utf8_strlen (question, -1) <= FOLD_CHARS;
+  /* only a message that asks one thing and says nothing else but a reaction: "Do writing conventions exist? I'll
+   * have to look into that … Have you been up to anything tonight?" is more than its last question */
+  guint questions = 0;
+  for (const char *p = asked->str; (p = strchr (p, '?')); p++)
+    questions++;
+  return question && questions == 1 && count_terms (stated->str) <= FOLD_STATED_TERMS &&
+         g_utf8_strlen (question, -1) <= FOLD_CHARS;
 }
 
 /* What a chosen candidate costs in rendered lines: itself, its answer, its "was:" and agreement lines. */

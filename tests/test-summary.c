@@ -1435,6 +1435,19 @@ test_question_in_answer (void)
   const CatchupSummaryLine *news = line_for (s, "f3");
   if (news)
     g_assert_null (news->asked);
+
+  /* a message that asks two things and says more keeps its own line */
+  const Row more[] = {
+    { "m1", T0, "Joanna", "Do writing conventions exist? I'll have to look into that, it could be fun! Thanks for "
+                          "the idea. Have you been up to anything tonight?" },
+    { "m2", T0 + MIN_, "Nate", "Mostly just chilling at home. Playing video games or watching movies helps me unwind." },
+  };
+  g_autoptr (GPtrArray) window2 = messages_from (more, G_N_ELEMENTS (more));
+  g_autoptr (CatchupSummary) s2 = summarize (window2, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *asks = line_for (s2, "m1");
+  g_assert_nonnull (asks);
+  g_assert_cmpuint (asks->reply->len, ==, 1);
+  g_assert_null (line_for (s2, "m2"));
 }
 
 /* A short opening sentence does not stand for the whole line: the next one is cut at a clause instead of
@@ -1484,6 +1497,25 @@ test_few_pairs (void)
 
   g_assert_cmpuint (pairs, <=, 3);
   g_assert_nonnull (line_for (s, "n1"));
+}
+
+/* "What would you rate it?" asks; after a question word "would you" requests nothing, so the question is read in
+ * its answer's line like any other. */
+static void
+test_wh_question_no_request (void)
+{
+  const Row rows[] = {
+    { "w1", T0, "Nate", "Wow, that must have been awesome! What would you rate it?" },
+    { "w2", T0 + MIN_, "Joanna", "Well, it was amazing, so probably 9 or 10 out of 10! Movies can take us to different "
+                                 "places and make us feel lots of emotions." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "w2");
+
+  g_assert_nonnull (line);
+  g_assert_nonnull (line->asked);
+  g_assert_cmpstr (line->asked->text, ==, "What would you rate it?");
 }
 
 static const Row pet_memory[] = {
@@ -2162,6 +2194,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
   g_test_add_func ("/catchup/summary/initials-no-sentence-end", test_initials_no_sentence_end);
   g_test_add_func ("/catchup/summary/question-in-answer", test_question_in_answer);
+  g_test_add_func ("/catchup/summary/wh-question-no-request", test_wh_question_no_request);
   g_test_add_func ("/catchup/summary/short-opening-sentence", test_short_opening_sentence);
   g_test_add_func ("/catchup/summary/few-pairs", test_few_pairs);
   g_test_add_func ("/catchup/summary/reference-by-name", test_reference_by_name);
