@@ -103,6 +103,16 @@ catchup_summary_clean (const char *text)
 
 /* ---- sentences ---- */
 
+char *
+catchup_summary_said (const char *text)
+{
+  char *said = g_strdup (text ? text : "");
+  char *caption = strstr (said, "[shares ");
+  if (caption)
+    *caption = '\0';
+  return said;
+}
+
 const char *
 catchup_summary_opening_word (const char *folded, const char *const *words)
 {

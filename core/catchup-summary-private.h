@@ -27,6 +27,9 @@ void catchup_summary_sort_lines (GPtrArray *lines);
 
 /* Retrieval terms of text without stop words; never NULL. */
 GPtrArray *catchup_summary_terms (const char *text);
+/* A copy of a message's text without its photo caption ("[shares a photo: …]", which describes the picture) and
+ * what follows it: what the speaker wrote. */
+char *catchup_summary_said (const char *text);
 /* Words separated by spaces. */
 guint catchup_summary_count_words (const char *text);
 /* The entry of words (a NULL-terminated list of casefolded words or phrases) that folded opens with as a whole

@@ -154,10 +154,7 @@ owner_fits (Owner owner, const CatchupMessage *turn, const CatchupMessage *line_
 static GPtrArray *
 said_terms (const char *text)
 {
-  g_autofree char *copy = g_strdup (text ? text : "");
-  char *caption = strstr (copy, "[shares ");
-  if (caption)
-    *caption = '\0';
+  g_autofree char *copy = catchup_summary_said (text);
   GPtrArray *terms = catchup_summary_terms (copy);
   for (guint i = terms->len; i-- > 0;)
     if (strlen (terms->pdata[i]) < 2)
@@ -238,10 +235,8 @@ word_pairs (const char *raw)
 {
   GArray *pairs = g_array_new (FALSE, TRUE, sizeof (Pair));
   g_array_set_clear_func (pairs, (GDestroyNotify) pair_clear);
-  g_autofree char *valid = g_utf8_make_valid (raw ? raw : "", -1);
-  char *caption = strstr (valid, "[shares ");
-  if (caption)
-    *caption = '\0';
+  g_autofree char *made = g_utf8_make_valid (raw ? raw : "", -1);
+  g_autofree char *valid = catchup_summary_said (made);
   const char *p = valid, *prev = NULL, *prev_end = NULL;
   g_autofree char *prev_term = NULL;
   for (const char *w; (w = next_word (&p));) {
@@ -1161,10 +1156,7 @@ about_photo (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index
       !strstr (before->text, "[shares a photo"))
     return FALSE;
   /* what the line says, not its own photo's caption */
-  g_autofree char *said = g_strdup (c->folded);
-  char *caption = strstr (said, "[shares ");
-  if (caption)
-    *caption = '\0';
+  g_autofree char *said = catchup_summary_said (c->folded);
   return catchup_summary_has_any (said, photo_words);
 }
 

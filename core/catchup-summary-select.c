@@ -634,12 +634,7 @@ opens_off_topic (const char *folded)
 static double
 classify_spoken (CatchupCandidate *c)
 {
-  g_autofree char *said = g_strdup (c->clean);
-  char *caption = strstr (said, "[shares ");
-  char *close = caption ? strchr (caption, ']') : NULL;
-  if (caption)
-    memmove (caption, close ? close + 1 : caption + strlen (caption), strlen (close ? close + 1 : "") + 1);
-  g_strstrip (said);
+  g_autofree char *said = g_strstrip (catchup_summary_said (c->clean));
   g_autofree char *folded = g_utf8_casefold (said, -1);
   /* what the picture shows still makes the message specific */
   return classify (c->msg->speaker, said, folded, c->terms->len, catchup_summary_count_words (said), c->question,
@@ -1412,10 +1407,7 @@ tells_news (const CatchupCandidate *c)
 static char *
 last_question (const char *clean)
 {
-  g_autofree char *said = g_strdup (clean);
-  char *caption = strstr (said, "[shares ");
-  if (caption)
-    *caption = '\0';
+  g_autofree char *said = catchup_summary_said (clean);
   char *q = strrchr (said, '?');
   if (!q)
     return NULL;

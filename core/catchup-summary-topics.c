@@ -219,10 +219,8 @@ static void
 facts_of (Facts *f, const char *text, GPtrArray *text_terms, const char *own_speaker, GHashTable *people)
 {
   /* a photo's caption describes the picture: it states nothing that holds */
-  g_autofree char *said = g_strdup (text ? text : "");
-  char *caption = strstr (said, "[shares ");
-  if (caption)
-    *caption = '\0';
+  g_autofree char *said = catchup_summary_said (text);
+  gboolean caption = strstr (text ? text : "", "[shares ") != NULL;
   g_autofree char *folded = g_utf8_casefold (said, -1);
   g_auto (GStrv) words = g_strsplit_set (folded, " ,;()[]!?\"", -1);
   g_autoptr (GPtrArray) terms = text_terms && !caption ? g_ptr_array_ref (text_terms) : catchup_summary_terms (said);
@@ -569,10 +567,7 @@ words_of (const char *clean)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (Word));
   g_array_set_clear_func (out, (GDestroyNotify) word_clear);
-  g_autofree char *said = g_strdup (clean);
-  char *caption = strstr (said, "[shares ");
-  if (caption)
-    *caption = '\0';
+  g_autofree char *said = catchup_summary_said (clean);
   g_auto (GStrv) raw = g_strsplit (said, " ", -1);
   gboolean starts = TRUE;
   for (guint i = 0; raw[i]; i++) {
