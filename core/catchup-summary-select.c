@@ -796,9 +796,8 @@ find_answer (GArray *cands, guint q, GArray *people)
 }
 
 static void
-link_answers (GArray *cands)
+link_answers (GArray *cands, GArray *people)
 {
-  g_autoptr (GArray) people = people_of (cands);
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if (!c->question && c->worth != CATCHUP_WORTH_REQUEST)
@@ -854,9 +853,8 @@ possessive_reference (const char *folded, GArray *people)
 #define HISTORY_BONUS 0.5
 
 static void
-weigh_history (GArray *cands)
+weigh_history (GArray *cands, GArray *people)
 {
-  g_autoptr (GArray) people = people_of (cands);
   for (guint i = 0; i < cands->len; i++) {
     CatchupCandidate *c = cand (cands, i);
     if (c->score > 0 && (catchup_summary_has_any (c->folded, history_phrases) ||
@@ -1199,11 +1197,10 @@ take_each_session (Chooser *ch)
 }
 
 static void
-choose (GArray *cands, Budget budget)
+choose (GArray *cands, GArray *people, Budget budget)
 {
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr (GArray) people = people_of (cands);
   Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2, 0 };
   guint tail = cands->len - cands->len / 4;
 
@@ -1602,13 +1599,15 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   CatchupSummary *summary = catchup_summary_new (window);
   g_autoptr (GArray) cands = make_candidates (window, mem);
 
-  link_answers (cands);
-  weigh_history (cands);
+  /* the window's speakers: who a message can address, name in the possessive, and whether two talk */
+  g_autoptr (GArray) people = people_of (cands);
+  link_answers (cands, people);
+  weigh_history (cands, people);
   weigh_references (cands, mem, profile->context_chars);
   guint topics = catchup_summary_topics (cands);
   catchup_summary_supersede (cands, mem);
   Budget budget = budget_for (profile, cands, topics);
-  choose (cands, budget);
+  choose (cands, people, budget);
   g_autoptr (GHashTable) first_use = first_uses (cands);
   for (guint i = 0; i < cands->len; i++)
     if (cand (cands, i)->chosen)
