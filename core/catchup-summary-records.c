@@ -215,7 +215,7 @@ static gboolean
 opens_with_question (const char *text)
 {
   for (const char *p = text ? text : ""; *p; p++)
-    if ((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0'))
+    if (catchup_summary_ends_sentence (text, p))
       return *p == '?';
   return FALSE;
 }

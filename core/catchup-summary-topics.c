@@ -387,7 +387,7 @@ stated_only (const char *text)
   GString *out = g_string_new (NULL);
   const char *start = text ? text : "";
   for (const char *p = start;; p++) {
-    if (*p && !((*p == '.' || *p == '!' || *p == '?') && (p[1] == ' ' || p[1] == '\0')))
+    if (*p && !catchup_summary_ends_sentence (text, p))
       continue;
     if (*p != '?')
       g_string_append_len (out, start, p - start + (*p ? 1 : 0));
@@ -440,7 +440,7 @@ revising_sentences (const char *clean)
   GString *out = g_string_new (NULL);
   const char *start = clean;
   for (const char *p = clean;; p++) {
-    if (*p && !((*p == '.' || *p == '!' || *p == '?' || *p == ';') && (p[1] == ' ' || p[1] == '\0')))
+    if (*p && !catchup_summary_ends_sentence (clean, p) && !(*p == ';' && (p[1] == ' ' || p[1] == '\0')))
       continue;
     g_autofree char *sentence = g_strndup (start, p - start);
     g_autofree char *folded = g_utf8_casefold (sentence, -1);
