@@ -29,7 +29,7 @@ typedef struct {
 /* About 5-12 content lines for a window of 1K tokens, up to about 25 for a week of 500 messages. */
 static const LengthProfile profiles[] = {
   [CATCHUP_LENGTH_SHORT] = { 2, 3, 4, 2, 3, 140, 120 },
-  [CATCHUP_LENGTH_NORMAL] = { 4, 9, 12, 9, 13, 200, 200 },
+  [CATCHUP_LENGTH_NORMAL] = { 4, 10, 12, 9, 13, 200, 200 },
   [CATCHUP_LENGTH_DETAILED] = { 8, 14, 19, 12, 17, 300, 240 },
 };
 
@@ -509,6 +509,57 @@ after_reaction (const char *folded)
   return rest;
 }
 
+/* "I went to a game convention", "we went camping", "my kids and I": a clause whose subject is the speaker or
+ * their group tells of them, and with an event ("went", "last weekend") it is the news of a personal chat.
+ * "Being in nature helps us take a break" has "us" but tells of nobody: it muses. */
+static const char *const self_subjects[] = {
+  "i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "we'd", "we'll", "my", "our", NULL,
+};
+static const char *const clause_openers[] = {
+  "and", "so", "but", "then", "because", "'cause", "when", "since", "actually", "also", "just", "recently",
+  "finally", "yesterday", "today", "plus", "oh", "yeah", "yes", "now", "still", NULL,
+};
+/* what happened to the speaker, said with a self subject: the news of a personal chat */
+static const char *const events[] = {
+  "just got", "just won", "just finished", "just started", "finally", "recently", "yesterday", "last week",
+  "last weekend", "last month", "last night", "last year", "last summer", "last friday", "last saturday",
+  "last sunday", "a few days ago", "this morning",
+  "got", "went", "made", "started", "finished", "bought", "joined", "met", "won", "took", "visited", "read",
+  "saw", "tried", "found", "booked", "signed up", "moved", "adopted", "lost", "decided", NULL,
+};
+/* maxims about life in general: "it's amazing how books take us away", "finding balance is key" */
+static const char *const musings[] = {
+  "amazing how", "awesome how", "incredible how", "great how", "crazy how", "cool how", "wonderful how",
+  "fascinating how", "beautiful how", "it's like", "that's why", "we should", "helps us", "reminds us",
+  "makes us", "keeps us", "lets us", "let us", "life's", "is key", "is crucial", "really matters",
+  "what matters", "it's important to", "it's so important", "is so important", "is important", "truly", NULL,
+};
+
+static gboolean
+tells_of_self (const char *stated)
+{
+  gboolean clause_start = TRUE;
+  for (const char *p = stated; *p;) {
+    while (*p == ' ')
+      p++;
+    gsize len = strcspn (p, " ");
+    if (len == 0)
+      break;
+    g_autofree char *word = g_strndup (p, len);
+    gsize bare = strcspn (word, ".,;:!?");
+    gboolean ends_clause = bare < len || g_str_equal (word, "-") || g_str_equal (word, "–");
+    word[bare] = '\0';
+    if (clause_start && g_strv_contains (self_subjects, word))
+      return TRUE;
+    clause_start = ends_clause || g_strv_contains (clause_openers, word);
+    p += len;
+  }
+  return FALSE;
+}
+
+#define EVENT_BONUS 0.4
+#define MUSING_WEIGHT 0.8
+
 #define YOU_WEIGHT 0.8
 
 /* Summary-worthiness of one message and how much it weighs; 0 for chit-chat and bot noise. */
@@ -568,6 +619,10 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
     score *= 0.4;
   if (is_pep (folded))
     score *= 0.35;
+  if (tells_of_self (stated->str))
+    score += catchup_summary_has_any (stated->str, events) ? EVENT_BONUS : 0;
+  else if (catchup_summary_has_any (stated->str, musings))
+    score *= MUSING_WEIGHT;
   return score + 0.3 * MIN (hits, 3) + MIN (terms, 20) / 20.0 + 0.15 * MIN (specifics (clean), 4);
 }
 

@@ -1306,6 +1306,28 @@ test_closing_is_chit_chat (void)
   g_assert_null (line_for (s, "k4"));
 }
 
+/* "We went camping with my brother last weekend" tells what happened to the speaker; "it's amazing how places
+ * like Yosemite remind us …" has "us" and names, but tells of nobody: the news takes the line. */
+static void
+test_event_before_musing (void)
+{
+  const Row rows[] = {
+    { "e1", T0, "Tim", "It's amazing how places like Yosemite and Big Sur remind us that the world is huge and "
+                       "beautiful." },
+    { "e2", T0 + MIN_, "John", "It's incredible how Lake Tahoe and the Sierra Nevada let us forget the noise of "
+                               "Chicago." },
+    { "e3", T0 + 2 * MIN_, "John", "We went camping with my brother last weekend and hiked up to a waterfall." },
+    { "e4", T0 + 3 * MIN_, "Tim", "It's wonderful how Paris and Rome in the spring remind us to slow down and "
+                                  "enjoy good food." },
+    { "e5", T0 + 4 * MIN_, "John", "It's crazy how Christmas in New York makes us feel like kids again every "
+                                   "single December." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+
+  g_assert_nonnull (line_for (s, "e3"));
+}
+
 /* In a busy channel the next "ok …" of someone else's thread answers nothing, and the channel's factoid bot is
  * no speaker of news. */
 static void
@@ -2189,6 +2211,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
+  g_test_add_func ("/catchup/summary/event-before-musing", test_event_before_musing);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
