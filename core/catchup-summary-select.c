@@ -1147,19 +1147,26 @@ folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
          g_utf8_strlen (question, -1) <= FOLD_CHARS;
 }
 
-/* What a chosen candidate costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
+/* What c's own line costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
 static guint
-cost (const Chooser *ch, const CatchupCandidate *c)
+line_cost (const Chooser *ch, const CatchupCandidate *c)
 {
   GArray *cands = ch->cands;
   g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
   add_agreement (probe, cands, c - &g_array_index (cands, CatchupCandidate, 0));
-  guint n = 1 + ((c->answer >= 0 || c->question) && !folds_into_answer (ch, c)) + (c->replaces->len > 0) +
-            catchup_summary_items_rendered (c->context) + (probe->agreed->len > 0);
-  const CatchupCandidate *q = cand (cands, c->asked);
-  if (q && needs_question (cands, c) && !q->chosen && !folds_into_answer (ch, q))
-    n++;
-  return n;
+  return 1 + ((c->answer >= 0 || c->question) && !folds_into_answer (ch, c)) + (c->replaces->len > 0) +
+         catchup_summary_items_rendered (c->context) + (probe->agreed->len > 0);
+}
+
+/* What choosing c costs: its line, or, for an answer that needs its question, the question's line with it as the
+ * reply and its references (an answer that asks back is then no question line of its own). */
+static guint
+cost (const Chooser *ch, const CatchupCandidate *c)
+{
+  const CatchupCandidate *q = cand (ch->cands, c->asked);
+  if (!q || !needs_question (ch->cands, c) || q->chosen || folds_into_answer (ch, q))
+    return line_cost (ch, c);
+  return line_cost (ch, q) + (q->answer == (gint) c->index ? catchup_summary_items_rendered (c->context) : 0);
 }
 
 /* Questions shown with their answers in a conversation of two, at most. */
