@@ -1122,6 +1122,35 @@ typedef struct {
 static gboolean tells_news (const CatchupCandidate *c);
 static char *last_question (const char *clean);
 
+/* How often stated says "I", "my", "we" outside the sentences that only hedge ("I bet it was scary", "I'm
+ * sure it will"): how much it tells of the speaker. */
+static guint
+speaker_words (const char *stated)
+{
+  static const char *const hedges[] = { "i bet", "i'm sure", "i hope", "i guess", "i think", "i'm glad",
+                                        "i'm so glad", "i'm happy for you", "i'm so happy for you", NULL };
+  guint n = 0;
+  for (const char *start = stated;;) {
+    while (*start == ' ')
+      start++;
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
+    if (!catchup_summary_opening_word (sentence, hedges))
+      n += count_words_of (sentence, first_person);
+    if (!*end)
+      return n;
+    start = end + 1;
+  }
+}
+
+/* "Seeing your hard work pay off must've felt amazing. I bet it was scary too. You're so inspiring.": what is
+ * said around a question only reacts to the other's news when it tells nothing of the speaker. */
+static gboolean
+only_reacts (const char *stated)
+{
+  return speaker_words (stated) == 0;
+}
+
 /* Between two people a question that says no more than what it asks ("Wow! How often do you all work out
  * together?") is read in its answer's line, "… (maria asked: “How often …?”)": one line, not two. */
 #define FOLD_CHARS 100
@@ -1143,8 +1172,8 @@ folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
   guint questions = 0;
   for (const char *p = asked->str; (p = strchr (p, '?')); p++)
     questions++;
-  return question && questions == 1 && count_terms (stated->str) <= FOLD_STATED_TERMS &&
-         g_utf8_strlen (question, -1) <= FOLD_CHARS;
+  return question && questions == 1 && g_utf8_strlen (question, -1) <= FOLD_CHARS &&
+         (count_terms (stated->str) <= FOLD_STATED_TERMS || only_reacts (stated->str));
 }
 
 /* What c's own line costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
@@ -1459,7 +1488,7 @@ tells_news (const CatchupCandidate *c)
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (after_reaction (c->folded), stated, asked);
-  return catchup_summary_has_any (stated->str, first_person) && count_terms (stated->str) >= 6;
+  return speaker_words (stated->str) > 0 && count_terms (stated->str) >= 6;
 }
 
 /* The last sentence of clean that asks, outside a photo caption, or NULL. */

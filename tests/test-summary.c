@@ -1470,6 +1470,28 @@ test_question_in_answer (void)
   g_assert_nonnull (asks);
   g_assert_cmpuint (asks->reply->len, ==, 1);
   g_assert_null (line_for (s2, "m2"));
+
+  /* praise of the other's news around the question only reacts: it is read in the answer's line too; a
+   * question after the speaker's own news keeps its line */
+  const Row praise[] = {
+    { "p1", T0, "Nate", "Congrats, Joanna! Seeing your hard work pay off like that must've felt amazing. I bet it "
+                        "was scary too, but you're so inspiring. Is Spider-Man your favorite superhero?" },
+    { "p2", T0 + MIN_, "Joanna", "Spider-Man has always been a favorite of mine, ever since my brother gave me the "
+                                 "comics when I was eight." },
+    { "p3", T0 + 2 * MIN_, "Joanna", "I finished my second screenplay draft this week and mailed it to the studio. "
+                                     "Do you still write for the gaming blog?" },
+    { "p4", T0 + 3 * MIN_, "Nate", "Only now and then, mostly reviews of strategy games for the newsletter." },
+  };
+  g_autoptr (GPtrArray) window3 = messages_from (praise, G_N_ELEMENTS (praise));
+  g_autoptr (CatchupSummary) s3 = summarize (window3, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *answer = line_for (s3, "p2");
+  g_assert_nonnull (answer);
+  g_assert_nonnull (answer->asked);
+  g_assert_cmpstr (answer->asked->text, ==, "Is Spider-Man your favorite superhero?");
+  g_assert_null (line_for (s3, "p1"));
+  const CatchupSummaryLine *own = line_for (s3, "p3");
+  g_assert_nonnull (own);
+  g_assert_null (own->asked);
 }
 
 /* A short opening sentence does not stand for the whole line: the next one is cut at a clause instead of
