@@ -1340,6 +1340,37 @@ section_of (const CatchupCandidate *c)
   }
 }
 
+/* The text without the questions it ends with, when what comes before them says something: "… Any inspiring
+ * things in your room?" closing an answer, or "What about you?" after news, asks what the summary does not
+ * answer. */
+static char *
+without_closing_questions (const char *clean)
+{
+  g_autofree char *said = g_strstrip (catchup_summary_said (clean));
+  const char *cut = NULL;
+  for (const char *start = said;;) {
+    while (*start == ' ')
+      start++;
+    if (!*start)
+      break;
+    const char *end = sentence_end (start);
+    /* "who doesn't love Peter Parker's struggles …?" makes a claim: a question to the other says "you", or is
+     * short ("Got something new?") */
+    g_autofree char *folded = g_utf8_casefold (start, end - start);
+    if (*end == '?' && (count_words_of (folded, second_person) > 0 || catchup_summary_count_words (folded) <= 6))
+      cut = cut ? cut : start;
+    else
+      cut = NULL;
+    if (!*end)
+      break;
+    start = end + 1;
+  }
+  if (!cut)
+    return g_strdup (clean);
+  g_autofree char *before = g_strstrip (g_strndup (said, cut - said));
+  return count_terms (before) >= 4 ? g_steal_pointer (&before) : g_strdup (clean);
+}
+
 static char *
 show_text (const char *clean, GHashTable *focus, guint max_chars)
 {
@@ -1463,7 +1494,8 @@ add_reply (CatchupSummaryLine *line, GArray *cands, const CatchupCandidate *c, G
   /* "Nope, never been on a sports team. …": an answer that opens with its answer keeps its start */
   if (!opens_with_answer (a))
     add_news_focus (focus, a, first_use);
-  g_autofree char *text = show_text (a->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
+  g_autofree char *said = without_closing_questions (a->clean);
+  g_autofree char *text = show_text (said, g_hash_table_size (focus) ? focus : NULL, max_chars);
   g_ptr_array_add (line->reply, catchup_summary_item_new (NULL, a->msg->id, a->msg->speaker, a->msg->ts, text));
   g_ptr_array_add (line->sources, g_strdup (a->msg->id));
 }
@@ -1546,7 +1578,11 @@ line_text (const CatchupCandidate *c, GHashTable *first_use, guint max_chars)
     add_news_focus (focus, c, first_use);
   if (c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && tells_news (c))
     return news_and_question (c->clean, max_chars);
-  return show_text (c->clean, g_hash_table_size (focus) ? focus : NULL, max_chars);
+  /* news that ends in small talk ("… What about you?") is shown as news */
+  g_autofree char *said = c->question || c->answer >= 0 || c->worth == CATCHUP_WORTH_REQUEST
+                            ? g_strdup (c->clean)
+                            : without_closing_questions (c->clean);
+  return show_text (said, g_hash_table_size (focus) ? focus : NULL, max_chars);
 }
 
 /* term -> 1 + the index of the window message that first uses it */
@@ -1572,7 +1608,8 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
   g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (!opens_with_answer (a))
     add_news_focus (focus, a, first_use);
-  g_autofree char *text = show_text (a->clean, g_hash_table_size (focus) ? focus : NULL, b->line_chars);
+  g_autofree char *said = without_closing_questions (a->clean);
+  g_autofree char *text = show_text (said, g_hash_table_size (focus) ? focus : NULL, b->line_chars);
   g_autofree char *question = last_question (q->clean);
   CatchupSummaryLine *line = catchup_summary_line_new (CATCHUP_SECTION_ASKED, a->msg->id, a->msg->speaker,
                                                        a->msg->ts, text);

@@ -1171,6 +1171,28 @@ test_excerpt_at_news (void)
   assert_quotes (text, rows[1].text);
 }
 
+/* An answer that asks back ("… Any inspiring things in your room?") and news that ends in small talk ("What's up
+ * with you?") are shown without the questions they end with: the summary does not show what answers them. */
+static void
+test_closing_question_cut (void)
+{
+  const Row rows[] = {
+    { "c1", T0, "Joanna", "What made you get that Iron Man figure for your desk?" },
+    { "c2", T0 + MIN_, "Nate", "It reminded me of the first comic my dad bought me, so it keeps me working on my "
+                               "goals. Any inspiring things in your room?" },
+    { "c3", T0 + DAY, "Joanna", "Long time no talk! Last week I built a new website for customers to order dresses. "
+                                "What's up with you?" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  g_autofree char *text = catchup_summary_to_text (s);
+
+  g_assert_nonnull (strstr (text, "keeps me working on my goals."));
+  g_assert_null (strstr (text, "Any inspiring things"));
+  g_assert_nonnull (strstr (text, "built a new website for customers to order dresses."));
+  g_assert_null (strstr (text, "What's up with you?"));
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -2234,6 +2256,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
   g_test_add_func ("/catchup/summary/event-before-musing", test_event_before_musing);
+  g_test_add_func ("/catchup/summary/closing-question-cut", test_closing_question_cut);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
