@@ -1502,6 +1502,133 @@ resolve_yours (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max
   return item_about (r, (guint) best, label, wanted, NULL, max_chars);
 }
 
+/* Who a third-person pronoun can stand for: people or animals for "they", a woman for "she", a man for "he".
+ * "one of the ladies at my writing club" is a woman. */
+static const char *const group_nouns[] = {
+  "teammates", "players", "friends", "colleagues", "coworkers", "kids", "children", "students", "residents",
+  "volunteers", "guys", "ladies", "parents", "neighbors", "folks", "members", "fans", "veterans", "buddies",
+  "classmates", "cousins", "siblings", "brothers", "sisters", "girls", "boys", "guests", "customers", "clients",
+  "dogs", "cats", "pets", "turtles", "puppies", "kittens", "horses", "teens", NULL,
+};
+static const char *const female_nouns[] = {
+  "mom", "mother", "sister", "wife", "daughter", "girlfriend", "aunt", "grandma", "grandmother", "lady", "girl",
+  "woman", "niece", "one of the ladies", "one of the girls", "one of the women", NULL,
+};
+static const char *const male_nouns[] = {
+  "dad", "father", "brother", "husband", "son", "boyfriend", "uncle", "grandpa", "grandfather", "guy", "boy", "man",
+  "nephew", "one of the guys", "one of the boys", "one of the men", NULL,
+};
+
+typedef struct {
+  const char *pronoun;
+  const char *const *nouns;
+} PronounKind;
+
+static const PronounKind pronoun_kinds[] = {
+  { "they", group_nouns }, { "they're", group_nouns }, { "they've", group_nouns }, { "them", group_nouns },
+  { "their", group_nouns }, { "she", female_nouns }, { "she's", female_nouns }, { "her", female_nouns },
+  { "he", male_nouns }, { "he's", male_nouns }, { "him", male_nouns }, { "his", male_nouns },
+};
+
+/* The nouns of a kind that folded text names, the first in *first (borrowed from the list), how many differ. */
+static guint
+kind_nouns (const char *folded, const char *const *nouns, const char **first)
+{
+  guint n = 0;
+  for (guint i = 0; nouns[i]; i++)
+    if (catchup_text_has_folded_phrase (folded, nouns[i]) && n++ == 0 && first)
+      *first = nouns[i];
+  return n;
+}
+
+/* The first third-person pronoun of the opening two sentences of a line's own words, as written (its byte range
+ * in said), with its kind; FALSE when none or when a noun of its kind comes before it there. */
+static gboolean
+first_pronoun (const char *said, const PronounKind **kind, gsize *start, gsize *len)
+{
+  guint sentences = 0;
+  for (const char *p = said; *p && sentences < 2;) {
+    if (strchr (".!?", *p) && (p[1] == ' ' || !p[1]))
+      sentences++;
+    if (!g_ascii_isalpha (*p) || (p > said && (g_ascii_isalnum (p[-1]) || p[-1] == '\''))) {
+      p++;
+      continue;
+    }
+    gsize n = 0;
+    while (g_ascii_isalpha (p[n]) || (p[n] == '\'' && g_ascii_isalpha (p[n + 1])))
+      n++;
+    g_autofree char *word = g_ascii_strdown (p, n);
+    for (guint k = 0; k < G_N_ELEMENTS (pronoun_kinds); k++)
+      if (g_str_equal (word, pronoun_kinds[k].pronoun)) {
+        g_autofree char *before = g_utf8_casefold (said, p - said);
+        if (kind_nouns (before, pronoun_kinds[k].nouns, NULL) > 0)
+          return FALSE;
+        *kind = &pronoun_kinds[k], *start = p - said, *len = n;
+        return TRUE;
+      }
+    p += n;
+  }
+  return FALSE;
+}
+
+/* A pronoun at the window's opening stays in the lead-in's conversation: within this many of its first turns,
+ * and about a turn this many seconds before it. */
+#define CONTINUED_TURNS 4
+#define CONTINUED_LEAD_IN 8
+#define CONTINUED_SECONDS 3600
+
+/* Whether memory turn i is of the lead-in (the memory's last turns, kept for no gap) and of the conversation a
+ * line continues, said before it. */
+static gboolean
+continues_to (const CatchupSummaryRefs *r, guint i, const CatchupCandidate *c)
+{
+  const CatchupMessage *t = r->mem->turns->pdata[i];
+  gpointer gap = NULL;
+  return t->id && t->text && g_hash_table_lookup_extended (r->mem->gap_of, t->id, NULL, &gap) &&
+         GPOINTER_TO_INT (gap) == 0 && t->ts <= c->msg->ts && c->msg->ts - t->ts <= CONTINUED_SECONDS;
+}
+
+/* "They're great friends" near the window's start, after "I attended a local restaurant with some new teammates
+ * last week" just before it: a pronoun that nothing in the window before it can stand for (no noun of its kind)
+ * continues the lead-in. It stands for the people of its latest turn that names some, when that turn names one
+ * kind of them only; the quote is the turn that first names them ("I'm now mentoring the younger players", not
+ * "a pic of me and some of the younger players"). */
+static CatchupSummaryItem *
+resolve_continued (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint index, guint max_chars)
+{
+  if (index >= CONTINUED_TURNS || !r->mem->gap_of)
+    return NULL;
+  g_autofree char *said = catchup_summary_said (c->clean);
+  const PronounKind *kind;
+  gsize start, len;
+  if (!first_pronoun (said, &kind, &start, &len))
+    return NULL;
+  for (guint i = 0; i < index; i++)
+    if (kind_nouns (g_array_index (r->cands, CatchupCandidate, i).folded, kind->nouns, NULL) > 0)
+      return NULL;
+  const char *noun = NULL;
+  gint named = -1;
+  for (guint i = r->mem->turns->len, seen = 0; i-- > 0 && seen < CONTINUED_LEAD_IN && continues_to (r, i, c);
+       seen++) {
+    g_autofree char *folded = g_utf8_casefold (((CatchupMessage *) r->mem->turns->pdata[i])->text, -1);
+    const char *first = NULL;
+    guint kinds = kind_nouns (folded, kind->nouns, &first);
+    if (kinds == 0)
+      continue;
+    /* two kinds of people, or other people before the ones named last: which it is would be a guess */
+    if (kinds > 1 || (noun && first != noun))
+      break;
+    noun = first;
+    named = (gint) i;
+  }
+  if (named < 0)
+    return NULL;
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (noun);
+  g_autoptr (GHashTable) focus = catchup_summary_term_set (terms);
+  g_autofree char *label = g_strndup (said + start, len);
+  return item_quoting (r, r->mem->turns->pdata[named], label, focus, max_chars);
+}
+
 void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
                          guint max_chars)
@@ -1517,6 +1644,8 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
     item = resolve_reply (c, refs, index, max_chars);
   if (!item)
     item = resolve_phrase (c, refs, wanted, max_chars);
+  if (!item)
+    item = resolve_continued (c, refs, index, max_chars);
   if (!item)
     item = resolve_one (c, refs, index, max_chars);
   if (!item)

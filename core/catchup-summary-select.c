@@ -1599,6 +1599,23 @@ first_uses (GArray *cands)
   return first;
 }
 
+/* Moves the references of a candidate to its line; one that cites a turn the line cites already ("them" in a
+ * question and in its answer, both the lead-in's "younger players") is said once. */
+static void
+take_context (GPtrArray *to, GPtrArray *from)
+{
+  while (from->len > 0) {
+    CatchupSummaryItem *item = g_ptr_array_steal_index (from, 0);
+    gboolean cited = FALSE;
+    for (guint j = 0; j < to->len && !cited; j++)
+      cited = g_strcmp0 (((CatchupSummaryItem *) to->pdata[j])->id, item->id) == 0;
+    if (cited)
+      catchup_summary_item_free (item);
+    else
+      g_ptr_array_add (to, item);
+  }
+}
+
 /* A question read in its answer's line: the answer's line, under "Asked", covering both, with the question's
  * references and the answer's own. */
 static CatchupSummaryLine *
@@ -1615,10 +1632,8 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
                                                        a->msg->ts, text);
   g_ptr_array_add (line->sources, g_strdup (q->msg->id));
   line->asked = catchup_summary_item_new (NULL, q->msg->id, q->msg->speaker, q->msg->ts, question);
-  g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&a->context));
-  a->context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
-  g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&q->context));
-  q->context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
+  take_context (line->context, a->context);
+  take_context (line->context, q->context);
   add_replaced (line, a, b->context_chars);
   return line;
 }
@@ -1632,15 +1647,14 @@ make_line (GArray *cands, guint i, CatchupMemory *mem, GHashTable *first_use, co
   g_autofree char *text = line_text (c, first_use, b->line_chars);
   CatchupSummaryLine *line = catchup_summary_line_new (section_of (c), c->msg->id, c->msg->speaker, c->msg->ts,
                                                        text);
-  g_ptr_array_extend_and_steal (line->context, g_steal_pointer (&c->context));
-  c->context = g_ptr_array_new_with_free_func ((GDestroyNotify) catchup_summary_item_free);
+  take_context (line->context, c->context);
   add_replaced (line, c, b->context_chars);
   add_agreement (line, cands, i);
   if (c->question || c->worth == CATCHUP_WORTH_REQUEST)
     add_reply (line, cands, c, first_use, b->context_chars);
   /* an answer shown under its question brings the references that explain it */
   if (line->reply->len > 0)
-    g_ptr_array_extend_and_steal (line->context, g_ptr_array_ref (cand (cands, c->answer)->context));
+    take_context (line->context, cand (cands, c->answer)->context);
   return line;
 }
 
@@ -1663,6 +1677,26 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
       catchup_summary_resolve (c->context, c, i, refs, max_chars);
       if (c->context->len > 0)
         c->score += RESOLVED_BONUS + (c->score == 0 ? MIN (c->terms->len, 20) / 20.0 : 0);
+    }
+  }
+}
+
+/* A turn quoted under one line is not quoted again under a later one. */
+static void
+cite_once (GPtrArray *lines)
+{
+  g_autoptr (GHashTable) cited = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < lines->len; i++) {
+    GPtrArray *context = ((CatchupSummaryLine *) lines->pdata[i])->context;
+    for (guint k = context->len; k-- > 0;) {
+      const CatchupSummaryItem *item = context->pdata[k];
+      if (item->id && g_hash_table_contains (cited, item->id))
+        g_ptr_array_remove_index (context, k);
+    }
+    for (guint k = 0; k < context->len; k++) {
+      const CatchupSummaryItem *item = context->pdata[k];
+      if (item->id)
+        g_hash_table_add (cited, item->id);
     }
   }
 }
@@ -1740,6 +1774,7 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   for (guint i = 0; i < cands->len; i++)
     if (cand (cands, i)->chosen)
       g_ptr_array_add (summary->lines, make_line (cands, i, mem, first_use, &budget));
+  cite_once (summary->lines);
   fit_items (summary->lines, budget.rendered);
   summary->topics_left_out = catchup_summary_left_out (cands, summary->left_out_terms, LEFT_OUT_TERMS);
   /* still in time order here, so "For you" is too */

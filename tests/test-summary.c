@@ -1921,6 +1921,55 @@ test_reference_lead_in_reply (void)
     g_assert_cmpstr (((const CatchupSummaryItem *) context->pdata[i])->id, !=, "p2");
 }
 
+/* "They're great friends" at the window's start continues the lead-in: "they" are the teammates its latest turn
+ * names, quoted where it first names them. Not when that turn names two kinds of people, nor when the window
+ * names people of the kind before the pronoun. */
+static void
+test_reference_continued_pronoun (void)
+{
+  const Row past[] = {
+    { "p1", T0 - 3 * MIN_, "john", "Something cool happened! I went to a local restaurant with some new teammates "
+                                    "last week." },
+    { "p2", T0 - 2 * MIN_, "tim", "That sounds like a fun evening out, where was it?" },
+    { "p3", T0 - MIN_, "john", "Downtown, the place with the huge burgers. The teammates picked it." },
+  };
+  const Row two_kinds[] = {
+    { "p1", T0 - 2 * MIN_, "john", "I had dinner with my cousins and some new teammates last week." },
+    { "p2", T0 - MIN_, "tim", "That sounds like a fun evening out, where was it?" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "tim", "Nice, I'm glad you had a good time downtown." },
+    { "w2", T0 + 30, "john", "They're great friends. We connected over basketball and stayed until midnight." },
+  };
+  const Row named[] = {
+    { "w1", T0, "tim", "Nice, my cousins love that burger place too." },
+    { "w2", T0 + 30, "john", "They're great friends. We connected over basketball and stayed until midnight." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (GPtrArray) window2 = messages_from (named, G_N_ELEMENTS (named));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  CatchupMemory *mem2 = memory_new (two_kinds, G_N_ELEMENTS (two_kinds));
+  for (guint i = 0; i < G_N_ELEMENTS (past); i++)
+    g_hash_table_insert (mem->gap_of, g_strdup (past[i].id), GINT_TO_POINTER (0));
+  for (guint i = 0; i < G_N_ELEMENTS (two_kinds); i++)
+    g_hash_table_insert (mem2->gap_of, g_strdup (two_kinds[i].id), GINT_TO_POINTER (0));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) t = summarize (window, mem2, CATCHUP_LENGTH_DETAILED);
+  g_autoptr (CatchupSummary) u = summarize (window2, mem, CATCHUP_LENGTH_DETAILED);
+  memory_free (mem);
+  memory_free (mem2);
+
+  GPtrArray *context = context_of (s, "w2");
+  g_assert_nonnull (context);
+  g_assert_cmpuint (context->len, ==, 1);
+  const CatchupSummaryItem *item = context->pdata[0];
+  g_assert_cmpstr (item->ref, ==, "They're");
+  g_assert_cmpstr (item->id, ==, "p1");
+  g_assert_nonnull (strstr (item->text, "some new teammates"));
+  g_assert_false (has_ref (t, "They're"));
+  g_assert_false (has_ref (u, "They're"));
+}
+
 /* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
  * a turn that names the report, or names two more of the line's names besides ("GCC", "Clang"), is. */
 static void
@@ -2275,6 +2324,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-cases", test_reference_cases);
   g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
+  g_test_add_func ("/catchup/summary/reference-continued-pronoun", test_reference_continued_pronoun);
   g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
   g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
   g_test_add_func ("/catchup/summary/reference-one-phrase", test_reference_one_phrase);
