@@ -1135,7 +1135,14 @@ speaker_words (const char *stated)
       start++;
     const char *end = sentence_end (start);
     g_autofree char *sentence = g_strndup (start, end - start);
-    if (!catchup_summary_opening_word (sentence, hedges))
+    /* "Wow, I hope …" hedges as "I hope …" does */
+    static const char *const interjections[] = { "wow", "oh", "aw", "aww", "yeah", "haha", "omg", "ooh", "well",
+                                                 NULL };
+    const char *opener = catchup_summary_opening_word (sentence, interjections);
+    const char *rest = opener && sentence[strlen (opener)] == ',' ? sentence + strlen (opener) + 1 : sentence;
+    while (*rest == ' ')
+      rest++;
+    if (!catchup_summary_opening_word (rest, hedges))
       n += count_words_of (sentence, first_person);
     if (!*end)
       return n;
@@ -1176,6 +1183,15 @@ folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
          (count_terms (stated->str) <= FOLD_STATED_TERMS || only_reacts (stated->str));
 }
 
+/* Whether answer a is shown as its line with its question read in it: "I've been playing for about four months
+ * (John asked: “How long have you been playing the piano again?”)" says what is played. */
+static gboolean
+reads_question (const Chooser *ch, const CatchupCandidate *a)
+{
+  const CatchupCandidate *q = cand (ch->cands, a->asked);
+  return q && q->answer == (gint) a->index && folds_into_answer (ch, q);
+}
+
 /* What c's own line costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
 static guint
 line_cost (const Chooser *ch, const CatchupCandidate *c)
@@ -1193,7 +1209,7 @@ static guint
 cost (const Chooser *ch, const CatchupCandidate *c)
 {
   const CatchupCandidate *q = cand (ch->cands, c->asked);
-  if (!q || !needs_question (ch->cands, c) || q->chosen || folds_into_answer (ch, q))
+  if (!q || q->chosen || !(needs_question (ch->cands, c) || reads_question (ch, c)))
     return line_cost (ch, c);
   return line_cost (ch, q) + (q->answer == (gint) c->index ? catchup_summary_items_rendered (c->context) : 0);
 }
@@ -1232,8 +1248,9 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   const CatchupCandidate *question = c->answer >= 0 ? c : cand (ch->cands, c->asked);
   if (ch->two_people && pair && !forced && ch->pairs >= MAX_PAIRS && !(question && folds_into_answer (ch, question)))
     return FALSE;
-  /* an answer that needs its question is shown under it: the line is the question's */
-  if (c->asked >= 0 && needs_question (ch->cands, c)) {
+  /* an answer that needs its question is shown under it: the line is the question's; one whose question folds
+   * into it reads the question in its own line */
+  if (c->asked >= 0 && (needs_question (ch->cands, c) || reads_question (ch, c))) {
     CatchupCandidate *q = cand (ch->cands, c->asked);
     if (q->chosen)
       return FALSE;

@@ -7,6 +7,7 @@
 /* A Tuesday, 09:00 UTC. */
 #define T0 ((gint64) 1772528400)
 #define MIN_ (60)
+#define HOUR_ (3600)
 #define DAY (86400)
 
 typedef struct {
@@ -1514,6 +1515,25 @@ test_question_in_answer (void)
   const CatchupSummaryLine *own = line_for (s3, "p3");
   g_assert_nonnull (own);
   g_assert_null (own->asked);
+
+  /* an answer chosen on its own reads its question too: "four months" of what, the question says */
+  const Row alone[] = {
+    { "a1", T0, "John", "Wow, I hope I can hear you play some day! How long have you been playing the piano?" },
+    { "a2", T0 + MIN_, "Tim", "I've been playing for about four months now and it's been an amazing adventure, "
+                              "mostly Chopin and film themes." },
+    { "a3", T0 + HOUR_, "John", "We won the regional championship in Denver last night, I scored 31 points in the "
+                                "final!" },
+    { "a4", T0 + HOUR_ + MIN_, "Tim", "I finally finished the first draft of my fantasy novel last weekend, all "
+                                      "90,000 words of it." },
+    { "a5", T0 + HOUR_ + 2 * MIN_, "John", "My wife and I just booked a trip to Kyoto for April, our first vacation "
+                                           "in three years." },
+  };
+  g_autoptr (GPtrArray) window4 = messages_from (alone, G_N_ELEMENTS (alone));
+  g_autoptr (CatchupSummary) s4 = summarize (window4, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *months = line_for (s4, "a2");
+  g_assert_nonnull (months);
+  g_assert_nonnull (months->asked);
+  g_assert_cmpstr (months->asked->text, ==, "How long have you been playing the piano?");
 }
 
 /* A short opening sentence does not stand for the whole line: the next one is cut at a clause instead of
