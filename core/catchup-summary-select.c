@@ -1481,7 +1481,11 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
     }
     if (n > best_new)
       best = sentences->len, best_new = n;
-    gboolean lean = opens_with_pronoun (folded);
+    /* "The meetings went really well. … and they seemed interested": a sentence with a pronoun in it leans
+     * on the ones before it */
+    static const char *const third_person[] = { "he", "she", "they", "them", "his", "her", "their", "him",
+                                                "they're", "he's", "she's", NULL };
+    gboolean lean = opens_with_pronoun (folded) || count_words_of (folded, third_person) > 0;
     g_array_append_val (leans, lean);
     g_ptr_array_add (sentences, terms);
     if (!*end)

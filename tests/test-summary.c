@@ -1194,6 +1194,24 @@ test_closing_question_cut (void)
   g_assert_null (strstr (text, "What's up with you?"));
 }
 
+/* A later sentence that brings more is no start for the excerpt when it leans on the one before with a pronoun:
+ * "… and they seemed interested" needs "The meetings went really well". */
+static void
+test_excerpt_keeps_antecedent (void)
+{
+  const Row rows[] = {
+    { "m1", T0, "Joanna", "The meetings went really well. I felt confident discussing my script, my characters and "
+                          "my vision for the ending with both producers, and they seemed interested and excited "
+                          "about the festival cut. It was such a relief after all those weeks of rewriting." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = line_for (s, "m1");
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line->text, "The meetings went really well."));
+  assert_quotes (line->text, rows[0].text);
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -2326,6 +2344,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
   g_test_add_func ("/catchup/summary/event-before-musing", test_event_before_musing);
   g_test_add_func ("/catchup/summary/closing-question-cut", test_closing_question_cut);
+  g_test_add_func ("/catchup/summary/excerpt-keeps-antecedent", test_excerpt_keeps_antecedent);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
