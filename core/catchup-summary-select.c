@@ -1179,7 +1179,10 @@ folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
   guint questions = 0;
   for (const char *p = asked->str; (p = strchr (p, '?')); p++)
     questions++;
+  g_autofree char *folded_question = question ? g_utf8_casefold (question, -1) : NULL;
+  /* "What do you think?" says nothing of what it asks about: the message before it does */
   return question && questions == 1 && g_utf8_strlen (question, -1) <= FOLD_CHARS &&
+         !catchup_summary_has_any (folded_question, small_talk) &&
          (count_terms (stated->str) <= FOLD_STATED_TERMS || only_reacts (stated->str));
 }
 
@@ -1385,7 +1388,8 @@ without_closing_questions (const char *clean)
   if (!cut)
     return g_strdup (clean);
   g_autofree char *before = g_strstrip (g_strndup (said, cut - said));
-  return count_terms (before) >= 4 ? g_steal_pointer (&before) : g_strdup (clean);
+  /* the "…" says that the message goes on */
+  return count_terms (before) >= 4 ? g_strconcat (before, " …", NULL) : g_strdup (clean);
 }
 
 static char *
@@ -1453,7 +1457,9 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
   g_autoptr (GArray) leans = g_array_new (FALSE, FALSE, sizeof (gboolean));
   guint first = G_MAXUINT, best = 0, best_new = 0;
   gboolean skipped = FALSE;
-  for (const char *start = c->clean;;) {
+  /* a photo's caption describes the picture: the claim is in what the speaker wrote */
+  g_autofree char *said = g_strstrip (catchup_summary_said (c->clean));
+  for (const char *start = said;;) {
     while (*start == ' ')
       start++;
     const char *end = sentence_end (start);
@@ -1702,6 +1708,37 @@ weigh_references (GArray *cands, CatchupMemory *mem, guint max_chars)
   }
 }
 
+/* Whether a line shows expr: in its own text, its question or its reply. */
+static gboolean
+shows (const CatchupSummaryLine *line, const char *expr)
+{
+  g_autofree char *phrase = g_utf8_casefold (expr, -1);
+  const char *texts[3] = { line->text, line->asked ? line->asked->text : NULL,
+                           line->reply->len ? ((CatchupSummaryItem *) line->reply->pdata[0])->text : NULL };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++) {
+    g_autofree char *folded = g_utf8_casefold (texts[i] ? texts[i] : "", -1);
+    if (catchup_text_has_folded_phrase (folded, phrase))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A reference explains words the line shows: one whose expression the excerpt cut away, or that was in the part
+ * of a question its answer's line does not quote ("↳ “the hike”" under "… (Mel asked: “Is that recent?”)"),
+ * explains nothing on screen. */
+static void
+drop_unseen_references (GPtrArray *lines)
+{
+  for (guint i = 0; i < lines->len; i++) {
+    CatchupSummaryLine *line = lines->pdata[i];
+    for (guint k = line->context->len; k-- > 0;) {
+      const CatchupSummaryItem *item = line->context->pdata[k];
+      if (item->ref && !shows (line, item->ref))
+        g_ptr_array_remove_index (line->context, k);
+    }
+  }
+}
+
 /* A turn quoted under one line is not quoted again under a later one. */
 static void
 cite_once (GPtrArray *lines)
@@ -1795,6 +1832,7 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   for (guint i = 0; i < cands->len; i++)
     if (cand (cands, i)->chosen)
       g_ptr_array_add (summary->lines, make_line (cands, i, mem, first_use, &budget));
+  drop_unseen_references (summary->lines);
   cite_once (summary->lines);
   fit_items (summary->lines, budget.rendered);
   summary->topics_left_out = catchup_summary_left_out (cands, summary->left_out_terms, LEFT_OUT_TERMS);

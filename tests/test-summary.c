@@ -1188,7 +1188,7 @@ test_closing_question_cut (void)
   g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
   g_autofree char *text = catchup_summary_to_text (s);
 
-  g_assert_nonnull (strstr (text, "keeps me working on my goals."));
+  g_assert_nonnull (strstr (text, "keeps me working on my goals. …"));
   g_assert_null (strstr (text, "Any inspiring things"));
   g_assert_nonnull (strstr (text, "built a new website for customers to order dresses."));
   g_assert_null (strstr (text, "What's up with you?"));
@@ -1210,6 +1210,41 @@ test_excerpt_keeps_antecedent (void)
   g_assert_nonnull (line);
   g_assert_true (g_str_has_prefix (line->text, "The meetings went really well."));
   assert_quotes (line->text, rows[0].text);
+}
+
+/* A question read in its answer's line shows only its last sentence: a reference to words of the rest ("the
+ * hike") explains nothing on screen and is left out. "What do you think?" says nothing of what it asks about, so
+ * it keeps its own line. */
+static void
+test_folded_question_references (void)
+{
+  const Row past[] = {
+    { "p0", T0 - 2 * DAY, "Melanie", "The kids painted the fence blue over the weekend, what a mess." },
+    { "p1", T0 - DAY, "Caroline", "The hike to Bear Lake with my church group got cancelled when the trail flooded." },
+    { "p2", T0 - DAY + MIN_, "Melanie", "Oliver chewed my slipper again, that dog is a menace." },
+  };
+  const Row rows[] = {
+    { "q1", T0, "Melanie", "Sorry about the hike to Bear Lake, that sounds awful. Is that recent?" },
+    { "q2", T0 + MIN_, "Caroline", "Yes, just last Saturday, so we moved the picnic into the community hall instead." },
+    { "q3", T0 + HOUR_, "Tim", "Edinburgh in August has the festival, the castle and the old town all at once. "
+                               "What do you think?" },
+    { "q4", T0 + HOUR_ + MIN_, "John", "That sounds like a great idea, we will look at flights to Scotland tonight." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, 2);
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  const char *const ids[] = { "p1", NULL };
+  memory_add_gap (mem, "q1", "the hike", "the hike", ids);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  memory_free (mem);
+  const CatchupSummaryLine *line = line_for (s, "q2");
+  g_assert_nonnull (line);
+  g_assert_nonnull (line->asked);
+  g_assert_false (has_ref (s, "the hike"));
+
+  g_autoptr (GPtrArray) window2 = messages_from (rows + 2, 2);
+  g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *answer = line_for (t, "q4");
+  g_assert_true (answer == NULL || answer->asked == NULL);
 }
 
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
@@ -2345,6 +2380,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/event-before-musing", test_event_before_musing);
   g_test_add_func ("/catchup/summary/closing-question-cut", test_closing_question_cut);
   g_test_add_func ("/catchup/summary/excerpt-keeps-antecedent", test_excerpt_keeps_antecedent);
+  g_test_add_func ("/catchup/summary/folded-question-references", test_folded_question_references);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
