@@ -48,6 +48,9 @@ char *catchup_summary_clean (const char *text);
 char *catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars);
 /* The terms of the first question a text asks, as a focus for its excerpt (empty when it asks none). */
 GHashTable *catchup_summary_question_focus (const char *text);
+/* Explains, inside the lines, definite phrases whose thing an earlier window message that no line shows
+ * introduced (catchup-summary-refs.c). */
+void catchup_summary_explain_in_window (GPtrArray *lines, GArray *cands, guint max_chars);
 
 /* ---- catchup-summary-select.c ---- */
 

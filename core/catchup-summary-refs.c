@@ -1657,6 +1657,158 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
 /* A quote longer than this reads as a second line, not as a part of the first. */
 #define INLINE_CHARS 90
 
+/* Whether the summary shows window message id: as a line of its own, a reply, or a question read in an answer's
+ * line. */
+static gboolean
+shown (GPtrArray *lines, const char *id)
+{
+  for (guint i = 0; i < lines->len; i++) {
+    GPtrArray *sources = ((CatchupSummaryLine *) lines->pdata[i])->sources;
+    for (guint k = 0; k < sources->len; k++)
+      if (g_strcmp0 (sources->pdata[k], id) == 0)
+        return TRUE;
+  }
+  return FALSE;
+}
+
+/* Whether the word that ends at end is the head of its phrase ("the book got me thinking", "the book."): what
+ * follows is a mark, the end, or a word that starts no noun phrase of its own. "the fashion editors", "the good
+ * times" go on. */
+static gboolean
+ends_phrase (const char *end)
+{
+  static const char *const after[] = {
+    "of", "to", "in", "on", "at", "for", "with", "from", "by", "about", "is", "was", "are", "were", "has", "had",
+    "have", "went", "got", "and", "but", "or", "so", "that", "which", "who", "it", "i", "you", "we", "they", "he",
+    "she", "looks", "sounds", "seems", "will", "would", "can", "could", "again", "too", "yet", NULL,
+  };
+  if (!*end || strchr (",.!?;:)", *end))
+    return TRUE;
+  if (*end != ' ')
+    return FALSE;
+  const char *next = end + 1;
+  gsize n = 0;
+  while (g_ascii_isalpha (next[n]) || next[n] == '\'')
+    n++;
+  g_autofree char *word = g_ascii_strdown (next, n);
+  return in_list (word, after);
+}
+
+/* Whether text brings in the thing that word names (the same word, or its plural or singular): in a statement,
+ * not a question ("what's your favorite genre?"), not as something already known ("the photoshoot", "that spot"),
+ * and, when someone else says it, not as their own ("our own advisory" is not the project's). */
+static gboolean
+introduces (const char *text, const char *word, gboolean other_speaker)
+{
+  static const char *const known[] = { "the", "this", "that", "these", "those", NULL };
+  static const char *const owned[] = { "my", "our", "own", "your", "his", "her", "their", NULL };
+  g_autofree char *said = catchup_summary_said (text);
+  g_autofree char *singular = g_str_has_suffix (word, "s") ? g_strndup (word, strlen (word) - 1) : NULL;
+  g_autofree char *plural = g_strconcat (word, "s", NULL);
+  const char *sentence = said, *prev[2] = { NULL, NULL };
+  for (const char *cursor = said, *w; (w = next_word (&cursor));) {
+    g_autofree char *this_word = g_ascii_strdown (w, cursor - w);
+    if (g_str_equal (this_word, word) || g_str_equal (this_word, plural) ||
+        (singular && g_str_equal (this_word, singular))) {
+      const char *q = sentence;
+      while (*q && !(strchr (".!?", *q) && (q[1] == ' ' || !q[1])))
+        q++;
+      g_autofree char *before = prev[0] ? g_ascii_strdown (prev[0], strcspn (prev[0], " ,.!?")) : g_strdup ("");
+      g_autofree char *before2 = prev[1] ? g_ascii_strdown (prev[1], strcspn (prev[1], " ,.!?")) : g_strdup ("");
+      return *q != '?' && !in_list (before, known) &&
+             !(other_speaker && (in_list (before, owned) || in_list (before2, owned)));
+    }
+    for (const char *p = w; p < cursor + (*cursor ? 1 : 0); p++)
+      if (strchr (".!?", *p) && (p[1] == ' ' || !p[1]))
+        sentence = p + 1;
+    prev[1] = prev[0];
+    prev[0] = w;
+  }
+  return FALSE;
+}
+
+/* The earliest window message before index that introduces word (of term) and that no line shows, or -1; -1 too
+ * when a shown message before index states term: the summary has said what the thing is. */
+static gint
+introduced_unshown (GArray *cands, guint index, const char *term, const char *word, GPtrArray *lines)
+{
+  const CatchupCandidate *line = &g_array_index (cands, CatchupCandidate, index);
+  gint first = -1;
+  for (guint j = 0; j < index; j++) {
+    const CatchupCandidate *w = &g_array_index (cands, CatchupCandidate, j);
+    if (!in_terms (w->terms, term))
+      continue;
+    if (shown (lines, w->msg->id))
+      return -1;
+    if (first < 0 && introduces (w->clean, word, g_strcmp0 (w->msg->speaker, line->msg->speaker) != 0))
+      first = (gint) j;
+  }
+  return first;
+}
+
+/* Definite phrases in a line's text ("the book", "this presentation") whose thing an earlier window message
+ * introduced that the summary does not show: "Could it spark any ideas? … the book got me thinking" dangles
+ * without "I'm reading The Lean Startup". Explained in place, in the few words around the thing, and only when
+ * that fits inside the line. */
+void
+catchup_summary_explain_in_window (GPtrArray *lines, GArray *cands, guint max_chars)
+{
+  static const char *const determiners[] = { "the", "this", "these", NULL };
+  static const char *const verbs[] = { "sounds", "looks", "seems", "means", "makes", "reminds", "feels", "gives",
+                                       "helps", "keeps", "shows", NULL };
+  for (guint i = 0; i < lines->len; i++) {
+    CatchupSummaryLine *line = lines->pdata[i];
+    const char *source = catchup_summary_line_source (line);
+    gint index = -1;
+    for (guint j = 0; source && j < cands->len && index < 0; j++)
+      if (g_strcmp0 (g_array_index (cands, CatchupCandidate, j).msg->id, source) == 0)
+        index = (gint) j;
+    if (index <= 0 || line->context->len > 0 || !line->text)
+      continue;
+    const char *cursor = line->text;
+    for (const char *w, *prev_end = NULL; (w = next_word (&cursor));) {
+      const char *end = cursor;
+      g_autofree char *word = g_ascii_strdown (w, end - w);
+      const char *before = prev_end;
+      prev_end = end;
+      if (!before || w != before + 1 || *before != ' ')
+        continue;
+      /* the word before this one */
+      const char *d = before;
+      while (d > line->text && g_ascii_isalpha (d[-1]))
+        d--;
+      g_autofree char *det = g_ascii_strdown (d, before - d);
+      if (!in_list (det, determiners) || end - w < 4 || in_list (word, verbs) ||
+          (!g_str_equal (det, "the") && (g_str_has_suffix (word, "ing") || g_str_has_suffix (word, "ed"))) ||
+          !ends_phrase (end))
+        continue;
+      g_autoptr (GPtrArray) terms = catchup_summary_terms (word);
+      if (terms->len != 1 || in_stem_list (terms->pdata[0], generic_nouns))
+        continue;
+      /* "a new book … the book": the line introduces it itself */
+      g_autofree char *head = g_strndup (line->text, d - line->text);
+      g_autoptr (GPtrArray) head_terms = catchup_summary_terms (head);
+      if (in_terms (head_terms, terms->pdata[0]))
+        continue;
+      gint j = introduced_unshown (cands, (guint) index, terms->pdata[0], word, lines);
+      if (j < 0)
+        continue;
+      const CatchupCandidate *intro = &g_array_index (cands, CatchupCandidate, j);
+      g_autoptr (GHashTable) focus = catchup_summary_term_set (terms);
+      g_autofree char *quote = catchup_summary_excerpt (intro->clean, focus, MIN (max_chars, INLINE_CHARS));
+      g_autofree char *label = g_strndup (d, end - d);
+      CatchupSummaryItem *item = catchup_summary_item_new (label, intro->msg->id, intro->msg->speaker,
+                                                           intro->msg->ts, quote);
+      if (catchup_summary_item_reads_inline (item)) {
+        g_ptr_array_add (line->context, item);
+        break;
+      }
+      catchup_summary_item_free (item);
+    }
+  }
+}
+
+
 /* The byte offset just after the first occurrence of ref in text on word boundaries, ignoring ASCII case, or -1
  * (a reference in other scripts stays on its own line: its casefolded length may differ). */
 static gssize

@@ -1587,11 +1587,12 @@ news_and_question (const char *clean, guint max_chars)
 static char *
 line_text (const CatchupCandidate *c, GHashTable *first_use, guint max_chars)
 {
-  /* a question shown with its answer must show what it asks; a statement that ends in a request ("they come
-   * back in rc2 … dfarrow can you do that one too?") keeps its statement */
-  g_autoptr (GHashTable) focus = c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && !tells_news (c)
+  /* a question, answered or not, must show what it asks; a statement that ends in a request ("they come back in
+   * rc2 … dfarrow can you do that one too?") keeps its statement */
+  gboolean asking = section_of (c) == CATCHUP_SECTION_ASKED && c->question && c->worth != CATCHUP_WORTH_REQUEST;
+  g_autoptr (GHashTable) focus = asking && !tells_news (c)
                                    ? catchup_summary_question_focus (c->clean)
-                                                : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+                                   : g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   /* the expressions a "↳" line explains stay in view; an expression the detector flagged that nothing explains
    * is no reason to cut the line ("I just joined a new LGBTQ activist group" was cut for "a real difference") */
   for (guint i = 0; c->answer < 0 && i < c->context->len; i++) {
@@ -1603,7 +1604,7 @@ line_text (const CatchupCandidate *c, GHashTable *first_use, guint max_chars)
   /* a question shown with its answer keeps what it asks */
   if (g_hash_table_size (focus) == 0 && c->answer < 0)
     add_news_focus (focus, c, first_use);
-  if (c->answer >= 0 && c->worth == CATCHUP_WORTH_QUESTION && tells_news (c))
+  if (asking && tells_news (c))
     return news_and_question (c->clean, max_chars);
   /* news that ends in small talk ("… What about you?") is shown as news */
   g_autofree char *said = c->question || c->answer >= 0 || c->worth == CATCHUP_WORTH_REQUEST
@@ -1833,6 +1834,7 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
     if (cand (cands, i)->chosen)
       g_ptr_array_add (summary->lines, make_line (cands, i, mem, first_use, &budget));
   drop_unseen_references (summary->lines);
+  catchup_summary_explain_in_window (summary->lines, cands, budget.context_chars);
   cite_once (summary->lines);
   fit_items (summary->lines, budget.rendered);
   summary->topics_left_out = catchup_summary_left_out (cands, summary->left_out_terms, LEFT_OUT_TERMS);

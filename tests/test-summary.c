@@ -1247,6 +1247,40 @@ test_folded_question_references (void)
   g_assert_true (answer == NULL || answer->asked == NULL);
 }
 
+/* "watched the screencast, …" leans on a window message the summary does not show (the bot's note that a
+ * screencast was uploaded): explained in place. Not from what another speaker calls their own ("our own
+ * advisory"). */
+static void
+test_explained_in_window (void)
+{
+  const Row rows[] = {
+    { "v1", T0, "foobot", "gsteen uploaded a screencast of the new installer to the wiki" },
+    { "v2", T0 + MIN_, "mira", "watched the screencast, the installer flow is great. ship it with rc2 tomorrow" },
+    { "v3", T0 + 2 * MIN_, "gsteen", "thanks, I'll tag rc2 tomorrow morning after the last CI run" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "v2");
+  g_assert_nonnull (line);
+  g_assert_null (line_for (s, "v1"));
+  g_assert_cmpuint (line->context->len, ==, 1);
+  const CatchupSummaryItem *item = line->context->pdata[0];
+  g_assert_cmpstr (item->ref, ==, "the screencast");
+  g_assert_cmpstr (item->id, ==, "v1");
+  g_assert_nonnull (strstr (item->text, "screencast of the new installer"));
+  g_assert_cmpuint (g_utf8_strlen (item->text, -1), <=, 90);
+
+  const Row own[] = {
+    { "o1", T0, "ravi_k", "we're publishing our own advisory for the gateways this afternoon, referencing yours" },
+    { "o2", T0 + MIN_, "dfarrow", "ok"},
+    { "o3", T0 + 2 * MIN_, "tkovac", "first reply on oss-security: someone asking whether rc1 is affected. yes, and "
+                                     "rc2 will have the fix. answered, and added a line to the advisory" },
+  };
+  g_autoptr (GPtrArray) window2 = messages_from (own, G_N_ELEMENTS (own));
+  g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_SHORT);
+  g_assert_false (has_ref (t, "the advisory"));
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -2381,6 +2415,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/closing-question-cut", test_closing_question_cut);
   g_test_add_func ("/catchup/summary/excerpt-keeps-antecedent", test_excerpt_keeps_antecedent);
   g_test_add_func ("/catchup/summary/folded-question-references", test_folded_question_references);
+  g_test_add_func ("/catchup/summary/explained-in-window", test_explained_in_window);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
