@@ -1202,8 +1202,10 @@ line_cost (const Chooser *ch, const CatchupCandidate *c)
   GArray *cands = ch->cands;
   g_autoptr (CatchupSummaryLine) probe = catchup_summary_line_new (CATCHUP_SECTION_NEWS, NULL, NULL, 0, NULL);
   add_agreement (probe, cands, c - &g_array_index (cands, CatchupCandidate, 0));
-  return 1 + ((c->answer >= 0 || c->question) && !folds_into_answer (ch, c)) + (c->replaces->len > 0) +
-         catchup_summary_items_rendered (c->context) + (probe->agreed->len > 0);
+  gboolean folds = folds_into_answer (ch, c);
+  const CatchupCandidate *a = cand (cands, c->answer);
+  return 1 + ((c->answer >= 0 || c->question) && !folds) + (folds && a->question && a->answer >= 0) +
+         (c->replaces->len > 0) + catchup_summary_items_rendered (c->context) + (probe->agreed->len > 0);
 }
 
 /* What choosing c costs: its line, or, for an answer that needs its question, the question's line with it as the
@@ -1255,7 +1257,7 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
    * into it reads the question in its own line */
   if (c->asked >= 0 && (needs_question (ch->cands, c) || reads_question (ch, c))) {
     CatchupCandidate *q = cand (ch->cands, c->asked);
-    if (q->chosen)
+    if (q->chosen || q->covered)
       return FALSE;
     c->covered = TRUE;
     c = q;
@@ -1272,6 +1274,16 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   }
   if (a)
     a->covered = TRUE;
+  /* an answer that asks back brings its own answer into the folded line ("… wanna plan something special? ↳
+   * Let's plan something special!") */
+  CatchupCandidate *aa = c->folds && a->question ? cand (ch->cands, a->answer) : NULL;
+  if (aa && aa->chosen) {
+    aa->chosen = FALSE;
+    ch->entries--;
+    ch->rendered--;
+  }
+  if (aa)
+    aa->covered = TRUE;
   ch->entries++;
   ch->rendered += n;
   for (guint t = 0; t < c->terms->len; t++)
@@ -1653,7 +1665,8 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
   g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (!opens_with_answer (a))
     add_news_focus (focus, a, first_use);
-  g_autofree char *said = without_closing_questions (a->clean);
+  /* an answer that asks back keeps its question when its own answer is shown under it */
+  g_autofree char *said = a->question && a->answer >= 0 ? g_strdup (a->clean) : without_closing_questions (a->clean);
   g_autofree char *text = show_text (said, g_hash_table_size (focus) ? focus : NULL, b->line_chars);
   g_autofree char *question = last_question (q->clean);
   CatchupSummaryLine *line = catchup_summary_line_new (CATCHUP_SECTION_ASKED, a->msg->id, a->msg->speaker,
@@ -1663,6 +1676,8 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
   take_context (line->context, a->context);
   take_context (line->context, q->context);
   add_replaced (line, a, b->context_chars);
+  if (a->question && a->answer >= 0)
+    add_reply (line, cands, a, first_use, b->context_chars);
   return line;
 }
 

@@ -2,7 +2,8 @@
 # Properties of the built-in summary over every annotated dev window of the shared benchmark:
 #   every cited id (line sources, context, agreed, reply, supersedes) is in the window or the memory,
 #   every agreed and reply id is in the window, no context item cites a turn the annotation marks superseded,
-#   and no line's source is a state that another line of the same summary supersedes.
+#   no line's source is a state that another line of the same summary supersedes, and no window message is
+#   shown twice (a line of its own, a reply, a question read in an answer's line).
 #   tests/summary-properties.sh [PATH/TO/catchup [SHARED_DIR]]   (make check runs it on the built tool)
 # Exit 77 (skipped) when the benchmark folder is not available ($CATCHUP_SHARED_DIR, or ../shared beside the
 # source folder).
@@ -53,6 +54,9 @@ for w in wins:
     stale = {s for g in w.get("gaps", []) for s in (g.get("superseded") or [])}
     lines = out["summary"]["lines"]
     replaced = {x["id"] for l in lines for x in l["supersedes"]}
+    shown = [s for l in lines for s in l["sources"]]
+    for s in {s for s in shown if shown.count(s) > 1}:
+        fail(w, f"message {s} is shown twice")
     for l in lines:
         for s in l["sources"]:
             if s not in window:
