@@ -1727,8 +1727,8 @@ introduces (const char *text, const char *word, gboolean other_speaker)
   return FALSE;
 }
 
-/* The earliest window message before index that introduces word (of term) and that no line shows, or -1; -1 too
- * when a shown message before index states term: the summary has said what the thing is. */
+/* The one window message before index that states term, when it introduces word and no line shows it; else -1
+ * (a shown one has said what the thing is, two leave it open). */
 static gint
 introduced_unshown (GArray *cands, guint index, const char *term, const char *word, GPtrArray *lines)
 {
@@ -1738,10 +1738,11 @@ introduced_unshown (GArray *cands, guint index, const char *term, const char *wo
     const CatchupCandidate *w = &g_array_index (cands, CatchupCandidate, j);
     if (!in_terms (w->terms, term))
       continue;
-    if (shown (lines, w->msg->id))
+    /* two earlier messages about a draft: which one "the draft" is would be a guess */
+    if (first >= 0 || shown (lines, w->msg->id) ||
+        !introduces (w->clean, word, g_strcmp0 (w->msg->speaker, line->msg->speaker) != 0))
       return -1;
-    if (first < 0 && introduces (w->clean, word, g_strcmp0 (w->msg->speaker, line->msg->speaker) != 0))
-      first = (gint) j;
+    first = (gint) j;
   }
   return first;
 }
