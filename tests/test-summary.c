@@ -1279,6 +1279,16 @@ test_explained_in_window (void)
   g_autoptr (GPtrArray) window2 = messages_from (own, G_N_ELEMENTS (own));
   g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_SHORT);
   g_assert_false (has_ref (t, "the advisory"));
+
+  /* two earlier messages name a screencast: which one is meant would be a guess */
+  const Row two[] = {
+    { "t1", T0, "foobot", "gsteen uploaded a screencast of the new installer to the wiki" },
+    { "t2", T0 + 30, "foobot", "dfarrow uploaded a screencast of the porting steps to the wiki" },
+    { "t3", T0 + MIN_, "mira", "watched the screencast, the installer flow is great. ship it with rc2 tomorrow" },
+  };
+  g_autoptr (GPtrArray) window3 = messages_from (two, G_N_ELEMENTS (two));
+  g_autoptr (CatchupSummary) u = summarize (window3, NULL, CATCHUP_LENGTH_NORMAL);
+  g_assert_false (has_ref (u, "the screencast"));
 }
 
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
