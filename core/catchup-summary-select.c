@@ -338,7 +338,8 @@ static const char *const small_talk[] = {
   "how about you", "and you", "what about you", "been up to", "what's up", "what's new", "what's been up",
   "how are you", "how have you been", "how've you been", "how's it going", "how are things", "anything new",
   "any news", "new things", "what's happening", "up with you", "what do you think", "ever been", "you ever",
-  "ever tried", NULL,
+  "ever tried", "been good", "since we talked", "since we last talked", "how's everything", "how are you doing",
+  "how's life", "how you doing", NULL,
 };
 
 /* "Could you show me a picture of it?": a chat's way of staying on a subject, not a request a reader must act on. */
@@ -351,6 +352,11 @@ static const char *const photo_requests[] = {
 static const char *const tag_questions[] = {
   "isn't it?", "hasn't it?", "wasn't it?", "didn't it?", "doesn't it?", "aren't they?", "don't you think?",
   "right?", "you know?", "isn't that?", "eh?", "huh?", NULL,
+};
+/* A question the speaker answers at once: "Guess what? I got the job", "My advice? Start small". */
+static const char *const rhetorical[] = {
+  "guess what?", "and guess what?", "you know what?", "know what?", "my advice?", "the best part?", "the result?",
+  "the catch?", "the reason?", "the crazy part?", "the funny part?", "the verdict?", NULL,
 };
 
 static gboolean
@@ -365,11 +371,10 @@ only_tag_questions (const char *asked)
       break;
     g_autofree char *sentence = g_strndup (start, end + 1 - start);
     questions++;
-    for (guint i = 0; tag_questions[i]; i++)
-      if (g_str_has_suffix (sentence, tag_questions[i])) {
-        tags++;
-        break;
-      }
+    gboolean tag = g_strv_contains (rhetorical, sentence);
+    for (guint i = 0; !tag && tag_questions[i]; i++)
+      tag = g_str_has_suffix (sentence, tag_questions[i]);
+    tags += tag;
     start = end + 1;
   }
   return questions > 0 && tags == questions;
@@ -1656,7 +1661,7 @@ take_context (GPtrArray *to, GPtrArray *from)
   }
 }
 
-/* A question read in its answer's line: the answer's line, under "Asked", covering both, with the question's
+/* A question read in its answer's line: the answer's line, in the answer's section, covering both, with the question's
  * references and the answer's own. */
 static CatchupSummaryLine *
 folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Budget *b)
@@ -1669,7 +1674,9 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
   g_autofree char *said = a->question && a->answer >= 0 ? g_strdup (a->clean) : without_closing_questions (a->clean);
   g_autofree char *text = show_text (said, g_hash_table_size (focus) ? focus : NULL, b->line_chars);
   g_autofree char *question = last_question (q->clean);
-  CatchupSummaryLine *line = catchup_summary_line_new (CATCHUP_SECTION_ASKED, a->msg->id, a->msg->speaker,
+  /* the line is the answer's claim: it stands with the news it is part of, in time order, unless it asks back */
+  CatchupSection section = a->question ? CATCHUP_SECTION_ASKED : section_of (a);
+  CatchupSummaryLine *line = catchup_summary_line_new (section, a->msg->id, a->msg->speaker,
                                                        a->msg->ts, text);
   g_ptr_array_add (line->sources, g_strdup (q->msg->id));
   line->asked = catchup_summary_item_new (NULL, q->msg->id, q->msg->speaker, q->msg->ts, question);

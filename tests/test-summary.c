@@ -1291,6 +1291,29 @@ test_explained_in_window (void)
   g_assert_false (has_ref (u, "the screencast"));
 }
 
+/* "Guess what?" is answered by its own speaker, and "been good since we talked?" greets: neither is a question
+ * with the next message as its reply. */
+static void
+test_rhetorical_question (void)
+{
+  const Row rows[] = {
+    { "g1", T0, "John", "Guess what? I'm now part of the fire-fighting brigade in our town, we train on Tuesdays." },
+    { "g2", T0 + MIN_, "Maria", "That's amazing, John! I started volunteering at the dog shelter downtown last month." },
+    { "g3", T0 + DAY, "Maria", "Hey John, been good since we talked? I joined a gym last week and I'm sticking to my "
+                               "workout plan." },
+    { "g4", T0 + DAY + MIN_, "John", "Congrats! My knee is finally healed, so I'm back to running five miles a day." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *line = s->lines->pdata[i];
+    g_assert_cmpuint (line->reply->len, ==, 0);
+    g_assert_null (line->asked);
+  }
+  g_assert_nonnull (line_for (s, "g1"));
+  g_assert_nonnull (line_for (s, "g3"));
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -1547,8 +1570,8 @@ test_initials_no_sentence_end (void)
 }
 
 /* Between two people a question that says no more than what it asks is read in its answer's line: one line,
- * covering both, under "Asked", with the question and who asked it; a question that tells news first keeps its
- * own line with the answer under it. */
+ * covering both, in the answer's section (its news, in time order), with the question and who asked it; a
+ * question that tells news first keeps its own line with the answer under it. */
 static void
 test_question_in_answer (void)
 {
@@ -1564,7 +1587,7 @@ test_question_in_answer (void)
   const CatchupSummaryLine *line = line_for (s, "f2");
 
   g_assert_nonnull (line);
-  g_assert_cmpint (line->section, ==, CATCHUP_SECTION_ASKED);
+  g_assert_cmpint (line->section, ==, CATCHUP_SECTION_NEWS);
   g_assert_cmpuint (line->reply->len, ==, 0);
   g_assert_nonnull (line->asked);
   g_assert_cmpstr (line->asked->id, ==, "f1");
@@ -2426,6 +2449,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/excerpt-keeps-antecedent", test_excerpt_keeps_antecedent);
   g_test_add_func ("/catchup/summary/folded-question-references", test_folded_question_references);
   g_test_add_func ("/catchup/summary/explained-in-window", test_explained_in_window);
+  g_test_add_func ("/catchup/summary/rhetorical-question", test_rhetorical_question);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
