@@ -392,7 +392,8 @@ asks_in_earnest (const char *clean, const char *folded)
   split_asked (folded, stated, asked);
   if (only_tag_questions (asked->str))
     return FALSE;
-  return count_terms (asked->str) > 3 || !catchup_summary_has_any (asked->str, small_talk) ||
+  /* "Hey John, been good since we talked?": the greeting and the name are no part of what it asks */
+  return count_terms (asked->str) > 4 || !catchup_summary_has_any (asked->str, small_talk) ||
          !catchup_summary_has_any (stated->str, first_person) || count_terms (stated->str) < 4;
 }
 
