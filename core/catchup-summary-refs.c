@@ -1160,6 +1160,21 @@ about_photo (const CatchupSummaryRefs *r, const CatchupCandidate *c, guint index
   return catchup_summary_has_any (said, photo_words);
 }
 
+/* "Thanks for the offer, Maria!": what one thanks for is what the other has just said in the window ("let me know
+ * if I can help"), not an older offer of the memory. */
+static gboolean
+thanked_for (const char *folded_expr, const char *folded_line)
+{
+  static const char *const thanks[] = { "thanks for", "thank you for", "thx for", "thanks so much for",
+                                        "thank you so much for", NULL };
+  for (guint i = 0; thanks[i]; i++) {
+    g_autofree char *phrase = g_strconcat (thanks[i], " ", folded_expr, NULL);
+    if (catchup_text_has_folded_phrase (folded_line, phrase))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static CatchupSummaryItem *
 resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArray *exprs, guint index,
               GHashTable *wanted, guint max_chars)
@@ -1170,7 +1185,8 @@ resolve_line (const CatchupCandidate *c, const CatchupSummaryRefs *refs, GPtrArr
   for (guint i = 0; i < exprs->len; i++) {
     Anchor a;
     if ((is_demonstrative (exprs->pdata[i]) && points_at_exchange (refs, c, index)) ||
-        relative_that (exprs->pdata[i], c->folded) || (photo && g_str_has_prefix (exprs->pdata[i], "the ")))
+        relative_that (exprs->pdata[i], c->folded) || (photo && g_str_has_prefix (exprs->pdata[i], "the ")) ||
+        (index > 0 && thanked_for (exprs->pdata[i], c->folded)))
       continue;
     if (expression_anchor (exprs->pdata[i], c->folded, wanted, &a))
       g_array_append_val (anchors, a);

@@ -1314,6 +1314,30 @@ test_rhetorical_question (void)
   g_assert_nonnull (line_for (s, "g3"));
 }
 
+/* "Thanks for the offer, Maria!" thanks her for what she has just said in the window, not for an older offer the
+ * memory holds. */
+static void
+test_thanked_for_is_in_window (void)
+{
+  const Row past[] = {
+    { "p0", T0 - 90 * DAY, "Maria", "The kids painted the fence blue over the weekend." },
+    { "p1", T0 - 60 * DAY, "John", "That'd be great, Maria! Thanks for offering to help with the offer paperwork." },
+    { "p2", T0 - 30 * DAY, "Maria", "Oliver chewed my slipper again, that dog is a menace." },
+  };
+  const Row rows[] = {
+    { "w1", T0, "Maria", "If there's anything I can do for you and the kids this week, just say the word." },
+    { "w2", T0 + MIN_, "John", "Thanks for the offer, Maria! We're adopting a rescue dog next month, so we'll call you." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  const char *const ids[] = { "p1", NULL };
+  memory_add_gap (mem, "w2", "the offer", "the offer", ids);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  memory_free (mem);
+  g_assert_nonnull (line_for (s, "w2"));
+  g_assert_false (has_ref (s, "the offer"));
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -2450,6 +2474,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/folded-question-references", test_folded_question_references);
   g_test_add_func ("/catchup/summary/explained-in-window", test_explained_in_window);
   g_test_add_func ("/catchup/summary/rhetorical-question", test_rhetorical_question);
+  g_test_add_func ("/catchup/summary/thanked-for-is-in-window", test_thanked_for_is_in_window);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
   g_test_add_func ("/catchup/summary/each-session", test_each_session);
