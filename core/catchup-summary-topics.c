@@ -660,9 +660,12 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
     gpointer key = GUINT_TO_POINTER (c->topic + 1);
     if (g_hash_table_lookup (best, key) != c || g_hash_table_contains (shown, key))
       continue;
-    n++;
+    /* a topic with no word to name it by is no help in "N smaller topics left out: …" */
     g_autofree char *k = keyword (c, df, people);
-    if (k && terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
+    if (!k)
+      continue;
+    n++;
+    if (terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
       g_ptr_array_add (terms_out, g_steal_pointer (&k));
   }
   return n;
