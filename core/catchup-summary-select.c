@@ -1662,6 +1662,24 @@ take_context (GPtrArray *to, GPtrArray *from)
   }
 }
 
+/* An answer whose first sentence, after a reaction, is a few words: what it answers ("Just the GoT series.",
+ * "Movies, dinner out, that kind of thing."). */
+static gboolean
+answers_at_once (const CatchupCandidate *a)
+{
+  /* past a reaction and a greeting or thanks ("Thanks, Nate!") */
+  for (const char *rest = after_reaction (a->folded);;) {
+    while (*rest == ' ')
+      rest++;
+    const char *end = sentence_end (rest);
+    g_autofree char *first = g_strndup (rest, end - rest + (*end ? 1 : 0));
+    guint words = catchup_summary_count_words (first);
+    if (!*end || !is_only (first, words, social))
+      return words <= 6 && !catchup_summary_has_any (first, pep);
+    rest = end + 1;
+  }
+}
+
 /* A question read in its answer's line: the answer's line, in the answer's section, covering both, with the question's
  * references and the answer's own. */
 static CatchupSummaryLine *
@@ -1669,7 +1687,8 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
 {
   CatchupCandidate *a = cand (cands, q->answer);
   g_autoptr (GHashTable) focus = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  if (!opens_with_answer (a))
+  /* the question read in the line asks what the answer's first words answer ("Just the GoT series.") */
+  if (!opens_with_answer (a) && !answers_at_once (a))
     add_news_focus (focus, a, first_use);
   /* an answer that asks back keeps its question when its own answer is shown under it */
   g_autofree char *said = a->question && a->answer >= 0 ? g_strdup (a->clean) : without_closing_questions (a->clean);

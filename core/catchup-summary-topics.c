@@ -644,6 +644,7 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
   g_autoptr (GHashTable) best = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) df = document_frequency (cands);
   g_autoptr (GHashTable) people = people_of (cands, NULL);
+  g_autoptr (GHashTable) named = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint n = 0;
 
   for (guint i = 0; i < cands->len; i++) {
@@ -660,12 +661,14 @@ catchup_summary_left_out (GArray *cands, GPtrArray *terms_out, guint max_terms)
     gpointer key = GUINT_TO_POINTER (c->topic + 1);
     if (g_hash_table_lookup (best, key) != c || g_hash_table_contains (shown, key))
       continue;
-    /* a topic with no word to name it by is no help in "N smaller topics left out: …" */
+    /* a topic with no word to name it by is no help in "N smaller topics left out: …", and two named by the
+     * same word read as one */
     g_autofree char *k = keyword (c, df, people);
-    if (!k)
+    if (!k || g_hash_table_contains (named, k))
       continue;
     n++;
-    if (terms_out->len < max_terms && !g_ptr_array_find_with_equal_func (terms_out, k, g_str_equal, NULL))
+    g_hash_table_add (named, g_strdup (k));
+    if (terms_out->len < max_terms)
       g_ptr_array_add (terms_out, g_steal_pointer (&k));
   }
   return n;

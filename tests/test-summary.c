@@ -1672,6 +1672,19 @@ test_question_in_answer (void)
     { "a5", T0 + HOUR_ + 2 * MIN_, "John", "My wife and I just booked a trip to Kyoto for April, our first vacation "
                                            "in three years." },
   };
+  /* the answer's first words are what the question asks: an excerpt keeps them */
+  const Row first_words[] = {
+    { "j1", T0, "Tim", "Wow! What are you watching these days?" },
+    { "j2", T0 + MIN_, "John", "Just the GoT series. I binge it every Sunday night with my roommates from the team, and "
+                               "afterwards we argue about the dragons and the battles for hours." },
+  };
+  g_autoptr (GPtrArray) window5 = messages_from (first_words, G_N_ELEMENTS (first_words));
+  g_autoptr (CatchupSummary) s5 = summarize (window5, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *got = line_for (s5, "j2");
+  g_assert_nonnull (got);
+  g_assert_nonnull (got->asked);
+  g_assert_true (g_str_has_prefix (got->text, "Just the GoT series."));
+
   g_autoptr (GPtrArray) window4 = messages_from (alone, G_N_ELEMENTS (alone));
   g_autoptr (CatchupSummary) s4 = summarize (window4, NULL, CATCHUP_LENGTH_SHORT);
   const CatchupSummaryLine *months = line_for (s4, "a2");
