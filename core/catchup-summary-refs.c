@@ -1645,6 +1645,66 @@ resolve_continued (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint
   return item_quoting (r, r->mem->turns->pdata[named], label, focus, max_chars);
 }
 
+/* The day a line names by "<day>'s" ("Friday's", "yesterday's"), before the line's own day: its start as a
+ * Unix time (UTC days), or -1. */
+static gint64
+named_day (const char *day, gint64 line_ts)
+{
+  static const char *const weekdays[] = { "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                                          "sunday", NULL };
+  gint64 today = line_ts - line_ts % 86400;
+  if (g_str_equal (day, "yesterday"))
+    return today - 86400;
+  for (guint i = 0; weekdays[i]; i++)
+    if (g_str_equal (day, weekdays[i])) {
+      g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (line_ts);
+      gint back = (g_date_time_get_day_of_week (dt) - 1 - (gint) i + 7) % 7;
+      return today - 86400 * (back ? back : 7);
+    }
+  return -1;
+}
+
+/* "per Friday's call, I've rebased my two remaining PRs": a meeting named by its day stands for what the room
+ * decided that day: the one decision the memory holds from that day. */
+static CatchupSummaryItem *
+resolve_meeting_day (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max_chars)
+{
+  static const char *const meetings[] = { "call", "meeting", "sync", "standup", "discussion", "vote", NULL };
+  static const char *const days[] = { "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+                                      "yesterday", NULL };
+  for (guint d = 0; days[d]; d++)
+    for (guint m = 0; meetings[m]; m++) {
+      g_autofree char *phrase = g_strdup_printf ("%s's %s", days[d], meetings[m]);
+      g_autofree char *curly = g_strdup_printf ("%s’s %s", days[d], meetings[m]);
+      if (!catchup_text_has_folded_phrase (c->folded, phrase) && !catchup_text_has_folded_phrase (c->folded, curly))
+        continue;
+      gint64 start = named_day (days[d], c->msg->ts);
+      const CatchupMessage *decided = NULL;
+      for (guint i = 0; i < r->mem->turns->len; i++) {
+        const CatchupMessage *t = r->mem->turns->pdata[i];
+        if (!t->id || !t->text || t->ts < start || t->ts >= start + 86400 ||
+            catchup_summary_classify (t->speaker, t->text) != CATCHUP_SECTION_DECISIONS)
+          continue;
+        /* two decisions that day: which one the line acts on would be a guess */
+        if (decided)
+          return NULL;
+        decided = t;
+      }
+      if (!decided)
+        return NULL;
+      /* the words as the line writes them */
+      const char *written = NULL;
+      gsize n = 0;
+      for (const char *p = c->clean; *p && !written; p++)
+        for (const char *form = phrase; form && !written; form = form == phrase ? curly : NULL)
+          if (g_ascii_strncasecmp (p, form, strlen (form)) == 0)
+            written = p, n = strlen (form);
+      g_autofree char *label = written ? g_strndup (written, n) : g_strdup (phrase);
+      return item_quoting (r, decided, label, NULL, max_chars);
+    }
+  return NULL;
+}
+
 void
 catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint index, const CatchupSummaryRefs *refs,
                          guint max_chars)
@@ -1666,6 +1726,8 @@ catchup_summary_resolve (GPtrArray *items, const CatchupCandidate *c, guint inde
     item = resolve_one (c, refs, index, max_chars);
   if (!item)
     item = resolve_yours (c, refs, max_chars);
+  if (!item)
+    item = resolve_meeting_day (c, refs, max_chars);
   if (item)
     g_ptr_array_add (items, item);
 }

@@ -1338,6 +1338,40 @@ test_thanked_for_is_in_window (void)
   g_assert_false (has_ref (s, "the offer"));
 }
 
+/* "per Friday's call" acts on what the room decided that Friday: the one decision the memory holds from that day.
+ * Two decisions that day leave it open. (T0 is a Tuesday; the Friday before is T0 - 4 days.) */
+static void
+test_reference_meeting_day (void)
+{
+  const Row past[] = {
+    { "p1", T0 - 4 * DAY + 3600, "mira", "decision: the reader API (#1448, #1449) goes into 3.1, not 3.0" },
+    { "p2", T0 - 4 * DAY + 7200, "pbaird", "lunch. someone remind me to eat something that isn't soup" },
+    { "p3", T0 - 2 * DAY, "gsteen", "decision: we drop the MSVC 2019 builds after rc2" },
+  };
+  const Row second[] = {
+    { "p1", T0 - 4 * DAY + 3600, "mira", "decision: the reader API (#1448, #1449) goes into 3.1, not 3.0" },
+    { "p4", T0 - 4 * DAY + 9000, "tkovac", "decision: rc2 moves to next Friday" },
+  };
+  const Row rows[] = {
+    { "w1", T0, "dfarrow", "per Friday's call, I've rebased my two remaining PRs onto main and updated their milestone" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  CatchupMemory *mem2 = memory_new (second, G_N_ELEMENTS (second));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  g_autoptr (CatchupSummary) t = summarize (window, mem2, CATCHUP_LENGTH_NORMAL);
+  memory_free (mem);
+  memory_free (mem2);
+
+  GPtrArray *context = context_of (s, "w1");
+  g_assert_nonnull (context);
+  g_assert_cmpuint (context->len, ==, 1);
+  const CatchupSummaryItem *item = context->pdata[0];
+  g_assert_cmpstr (item->ref, ==, "Friday's call");
+  g_assert_cmpstr (item->id, ==, "p1");
+  g_assert_false (has_ref (t, "Friday's call"));
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -2507,6 +2541,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
   g_test_add_func ("/catchup/summary/reference-continued-pronoun", test_reference_continued_pronoun);
+  g_test_add_func ("/catchup/summary/reference-meeting-day", test_reference_meeting_day);
   g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
   g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
   g_test_add_func ("/catchup/summary/reference-one-phrase", test_reference_one_phrase);
