@@ -1128,13 +1128,16 @@ typedef struct {
 static gboolean tells_news (const CatchupCandidate *c);
 static char *last_question (const char *clean);
 
+/* Openings that hedge or react, telling nothing of the speaker: "I bet it was scary", "I'm so glad you liked it". */
+static const char *const hedges[] = { "i bet", "i'm sure", "i hope", "i guess", "i think", "i'm glad",
+                                      "i'm so glad", "i'm happy for you", "i'm so happy for you",
+                                      "i'm happy to hear", NULL };
+
 /* How often stated says "I", "my", "we" outside the sentences that only hedge ("I bet it was scary", "I'm
  * sure it will"): how much it tells of the speaker. */
 static guint
 speaker_words (const char *stated)
 {
-  static const char *const hedges[] = { "i bet", "i'm sure", "i hope", "i guess", "i think", "i'm glad",
-                                        "i'm so glad", "i'm happy for you", "i'm so happy for you", NULL };
   guint n = 0;
   for (const char *start = stated;;) {
     while (*start == ' ')
@@ -1468,6 +1471,42 @@ new_in (GPtrArray *terms, const CatchupCandidate *c, GHashTable *first_use, GHas
 
 /* The excerpt starts at the first sentence that says something, unless that has no cue of its own and a later one
  * brings at least twice as much that is new: then the focus is that sentence's new words. */
+/* "I'm so glad you enjoyed it! … By the way, I finished up my writing for my book last week.": a later sentence
+ * that turns to another subject ("by the way", "on another note") after sentences that react or chat brings the
+ * news. Its new words are the focus, unless the message opens with news of its own (a cue, or a first
+ * sentence that tells of the speaker and is no hedge). */
+static gboolean
+add_shift_focus (GHashTable *focus, const CatchupCandidate *c, const char *said, GHashTable *first_use)
+{
+  static const char *const shifts[] = { "by the way", "on another note", "btw", "anyway", "oh, and", "also,",
+                                        "guess what", NULL };
+  gboolean opening = TRUE;
+  for (const char *start = said;;) {
+    while (*start == ' ')
+      start++;
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start);
+    g_autofree char *folded = g_utf8_casefold (sentence, -1);
+    if (!opening && catchup_summary_opening_word (folded, shifts)) {
+      g_autoptr (GPtrArray) terms = catchup_summary_terms (sentence);
+      return new_in (terms, c, first_use, focus) >= 2;
+    }
+    if (opening) {
+      CatchupWorth worth;
+      double weight;
+      guint hits;
+      g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
+      if (cue_class (folded, &worth, &weight, &hits) ||
+          (g_strv_contains (first_person, subject) && !catchup_summary_opening_word (folded, hedges)))
+        return FALSE;
+    }
+    opening = FALSE;
+    if (!*end)
+      return FALSE;
+    start = end + 1;
+  }
+}
+
 static void
 add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_use)
 {
@@ -1477,6 +1516,8 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
   gboolean skipped = FALSE;
   /* a photo's caption describes the picture: the claim is in what the speaker wrote */
   g_autofree char *said = g_strstrip (catchup_summary_said (c->clean));
+  if (add_shift_focus (focus, c, said, first_use))
+    return;
   for (const char *start = said;;) {
     while (*start == ' ')
       start++;

@@ -1372,6 +1372,25 @@ test_reference_meeting_day (void)
   g_assert_false (has_ref (t, "Friday's call"));
 }
 
+/* "I'm so glad you enjoyed it! … By the way, I finished up my writing for my book last week.": after sentences
+ * that react and chat, the one that turns to another subject brings the news, and the excerpt starts there. */
+static void
+test_excerpt_at_shift (void)
+{
+  const Row rows[] = {
+    { "b1", T0, "Joanna", "I'm so glad you enjoyed it! I recommended it to you a while back. I watched it too and it "
+                          "really spoke to me. Themes like sisterhood, love, and chasing dreams were explored so "
+                          "well. By the way, I finished up my writing for my book last week. Put in a ton of late "
+                          "nights and edits but finally got it done." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "b1");
+  g_assert_nonnull (line);
+  g_assert_nonnull (strstr (line->text, "I finished up my writing for my book last week"));
+  assert_quotes (line->text, rows[0].text);
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -2518,6 +2537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/event-before-musing", test_event_before_musing);
   g_test_add_func ("/catchup/summary/closing-question-cut", test_closing_question_cut);
   g_test_add_func ("/catchup/summary/excerpt-keeps-antecedent", test_excerpt_keeps_antecedent);
+  g_test_add_func ("/catchup/summary/excerpt-at-shift", test_excerpt_at_shift);
   g_test_add_func ("/catchup/summary/folded-question-references", test_folded_question_references);
   g_test_add_func ("/catchup/summary/explained-in-window", test_explained_in_window);
   g_test_add_func ("/catchup/summary/rhetorical-question", test_rhetorical_question);
