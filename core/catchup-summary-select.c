@@ -817,6 +817,15 @@ is_counter_question (const CatchupCandidate *r)
   return count_terms (stated->str) < 3;
 }
 
+/* A reply that opens with a reviewer's verdict. */
+static gboolean
+gives_verdict (const CatchupCandidate *r)
+{
+  static const char *const verdicts[] = { "reads fine", "reads well", "looks good", "looks fine", "lgtm", "+1", "ack",
+                                          "acked", "sgtm", "approved", "fine by me", "works for me", "👍", NULL };
+  return !r->question && catchup_summary_opening_word (r->folded, verdicts) != NULL;
+}
+
 /* A quick turn right after a question in a two-person exchange answers it even without a shared word; in a
  * room of more people the next turn may be about anything. */
 #define QUICK_SECONDS (10 * 60)
@@ -845,7 +854,9 @@ find_answer (GArray *cands, guint q, GArray *people)
     /* the next message within a couple of minutes may answer with a bare "done" in any room, but "ok i think is
      * fully updated" there is someone's own thread */
     gboolean next = j == q + 1 && r->msg->ts - c->msg->ts <= NEXT_SECONDS && r->words <= BARE_ANSWER_WORDS;
-    if (!at_once && !takes_up (r, c, to != NULL || two_people || next))
+    /* "can someone sanity-check the wording" … "reads fine to me": a review asked for, and given */
+    gboolean verdict = j == q + 1 && c->worth == CATCHUP_WORTH_REQUEST && gives_verdict (r);
+    if (!at_once && !verdict && !takes_up (r, c, to != NULL || two_people || next))
       return -1;
     /* a counter-question is no answer; "yes, and when?" is; the answer may follow it ("Is it lactose-free?" …
      * "Sure! I'll come over tomorrow") */

@@ -1391,6 +1391,27 @@ test_excerpt_at_shift (void)
   assert_quotes (line->text, rows[0].text);
 }
 
+/* "can someone sanity-check the wording" asks for a review; "reads fine to me" right after it is the review,
+ * though it shares no word with it. */
+static void
+test_review_verdict_answers (void)
+{
+  const Row rows[] = {
+    { "r1", T0, "tkovac", "porting guide: added a section on the max record size. can someone sanity-check the "
+                          "wording" },
+    { "r2", T0 + 5 * MIN_, "ravi_k", "reads fine to me, and it's a number we can live with :)" },
+    { "r3", T0 + 6 * MIN_, "mira", "+1, clear" },
+    { "r4", T0 + 20 * MIN_, "yuki_n", "rc2 is in experimental now, the rdep rebuilds run over the weekend" },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *line = line_for (s, "r1");
+  g_assert_nonnull (line);
+  g_assert_cmpuint (line->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) line->reply->pdata[0])->id, ==, "r2");
+  g_assert_false (line->no_reply);
+}
+
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
  * weekday alone could mean two days of it. */
 static void
@@ -2541,6 +2562,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/folded-question-references", test_folded_question_references);
   g_test_add_func ("/catchup/summary/explained-in-window", test_explained_in_window);
   g_test_add_func ("/catchup/summary/rhetorical-question", test_rhetorical_question);
+  g_test_add_func ("/catchup/summary/review-verdict-answers", test_review_verdict_answers);
   g_test_add_func ("/catchup/summary/thanked-for-is-in-window", test_thanked_for_is_in_window);
   g_test_add_func ("/catchup/summary/busy-channel", test_busy_channel);
   g_test_add_func ("/catchup/summary/instead-of-old-value", test_instead_of_old_value);
