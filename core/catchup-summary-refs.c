@@ -1658,6 +1658,8 @@ named_day (const char *day, gint64 line_ts)
   for (guint i = 0; weekdays[i]; i++)
     if (g_str_equal (day, weekdays[i])) {
       g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (line_ts);
+      if (!dt)
+        return -1;
       gint back = (g_date_time_get_day_of_week (dt) - 1 - (gint) i + 7) % 7;
       return today - 86400 * (back ? back : 7);
     }
@@ -1680,6 +1682,8 @@ resolve_meeting_day (const CatchupCandidate *c, const CatchupSummaryRefs *r, gui
         continue;
       gint64 start = named_day (days[d], c->msg->ts);
       const CatchupMessage *decided = NULL;
+      if (start < 0)
+        return NULL;
       for (guint i = 0; i < r->mem->turns->len; i++) {
         const CatchupMessage *t = r->mem->turns->pdata[i];
         if (!t->id || !t->text || t->ts < start || t->ts >= start + 86400 ||
