@@ -1751,7 +1751,12 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
   CatchupSummaryLine *line = catchup_summary_line_new (section, a->msg->id, a->msg->speaker,
                                                        a->msg->ts, text);
   g_ptr_array_add (line->sources, g_strdup (q->msg->id));
-  line->asked = catchup_summary_item_new (NULL, q->msg->id, q->msg->speaker, q->msg->ts, question);
+  /* "…" says the question's message said more before it */
+  g_autofree char *said_q = catchup_summary_said (q->clean);
+  const char *at = question ? strstr (said_q, question) : NULL;
+  g_autofree char *before = at ? g_strndup (said_q, at - said_q) : NULL;
+  g_autofree char *shown = before && count_terms (before) >= 3 ? g_strconcat ("…", question, NULL) : g_strdup (question);
+  line->asked = catchup_summary_item_new (NULL, q->msg->id, q->msg->speaker, q->msg->ts, shown);
   take_context (line->context, a->context);
   take_context (line->context, q->context);
   add_replaced (line, a, b->context_chars);

@@ -1728,7 +1728,7 @@ test_question_in_answer (void)
   const CatchupSummaryLine *answer = line_for (s3, "p2");
   g_assert_nonnull (answer);
   g_assert_nonnull (answer->asked);
-  g_assert_cmpstr (answer->asked->text, ==, "Is Spider-Man your favorite superhero?");
+  g_assert_cmpstr (answer->asked->text, ==, "…Is Spider-Man your favorite superhero?");
   g_assert_null (line_for (s3, "p1"));
   const CatchupSummaryLine *own = line_for (s3, "p3");
   g_assert_nonnull (own);
@@ -1764,7 +1764,7 @@ test_question_in_answer (void)
   const CatchupSummaryLine *months = line_for (s4, "a2");
   g_assert_nonnull (months);
   g_assert_nonnull (months->asked);
-  g_assert_cmpstr (months->asked->text, ==, "How long have you been playing the piano?");
+  g_assert_cmpstr (months->asked->text, ==, "…How long have you been playing the piano?");
 }
 
 /* A short opening sentence does not stand for the whole line: the next one is cut at a clause instead of
@@ -1832,7 +1832,7 @@ test_wh_question_no_request (void)
 
   g_assert_nonnull (line);
   g_assert_nonnull (line->asked);
-  g_assert_cmpstr (line->asked->text, ==, "What would you rate it?");
+  g_assert_cmpstr (line->asked->text, ==, "…What would you rate it?");
 }
 
 static const Row pet_memory[] = {
