@@ -1242,6 +1242,19 @@ cost (const Chooser *ch, const CatchupCandidate *c)
 /* Questions shown with their answers in a conversation of two, at most. */
 #define MAX_PAIRS 3
 
+/* c, when there is one, is shown under a line being chosen: no line of its own any more. */
+static void
+move_under (Chooser *ch, CatchupCandidate *c)
+{
+  if (c && c->chosen) {
+    c->chosen = FALSE;
+    ch->entries--;
+    ch->rendered--;
+  }
+  if (c)
+    c->covered = TRUE;
+}
+
 static gboolean
 take (Chooser *ch, CatchupCandidate *c, gboolean forced)
 {
@@ -1287,23 +1300,10 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   c->chosen = TRUE;
   /* a question carries its answer: an answer chosen on its own moves under it */
   CatchupCandidate *a = cand (ch->cands, c->answer);
-  if (a && a->chosen) {
-    a->chosen = FALSE;
-    ch->entries--;
-    ch->rendered--;
-  }
-  if (a)
-    a->covered = TRUE;
+  move_under (ch, a);
   /* an answer that asks back brings its own answer into the folded line ("… wanna plan something special? ↳
    * Let's plan something special!") */
-  CatchupCandidate *aa = c->folds && a->question ? cand (ch->cands, a->answer) : NULL;
-  if (aa && aa->chosen) {
-    aa->chosen = FALSE;
-    ch->entries--;
-    ch->rendered--;
-  }
-  if (aa)
-    aa->covered = TRUE;
+  move_under (ch, c->folds && a->question ? cand (ch->cands, a->answer) : NULL);
   ch->entries++;
   ch->rendered += n;
   for (guint t = 0; t < c->terms->len; t++)

@@ -92,6 +92,20 @@ assert_quotes (const char *quoted, const char *source)
   }
 }
 
+/* A window of one message, summarized short: its line starts with prefix and quotes the message. */
+static void
+assert_one_line_starts (const char *text, const char *prefix)
+{
+  const Row rows[] = { { "o1", T0, "someone", text } };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = s->lines->len ? s->lines->pdata[0] : NULL;
+
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line->text, prefix));
+  assert_quotes (line->text, text);
+}
+
 static void
 assert_attributed (const CatchupSummary *s, GPtrArray *window)
 {
@@ -1199,17 +1213,10 @@ test_closing_question_cut (void)
 static void
 test_excerpt_keeps_antecedent (void)
 {
-  const Row rows[] = {
-    { "m1", T0, "Joanna", "The meetings went really well. I felt confident discussing my script, my characters and "
-                          "my vision for the ending with both producers, and they seemed interested and excited "
-                          "about the festival cut. It was such a relief after all those weeks of rewriting." },
-  };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
-  const CatchupSummaryLine *line = line_for (s, "m1");
-  g_assert_nonnull (line);
-  g_assert_true (g_str_has_prefix (line->text, "The meetings went really well."));
-  assert_quotes (line->text, rows[0].text);
+  assert_one_line_starts ("The meetings went really well. I felt confident discussing my script, my characters "
+                          "and my vision for the ending with both producers, and they seemed interested and excited "
+                          "about the festival cut. It was such a relief after all those weeks of rewriting.",
+                          "The meetings went really well.");
 }
 
 /* A question read in its answer's line shows only its last sentence: a reference to words of the rest ("the
@@ -1772,18 +1779,10 @@ test_question_in_answer (void)
 static void
 test_short_opening_sentence (void)
 {
-  const Row rows[] = {
-    { "t1", T0, "tkovac", "tomorrow's the day. everyone with private repo access: nothing sec-related gets pushed "
+  assert_one_line_starts ("tomorrow's the day. everyone with private repo access: nothing sec-related gets pushed "
                           "anywhere public until I say so, and that includes rebasing anything on top of the fix "
-                          "branch and pushing it to your fork" },
-  };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
-  const CatchupSummaryLine *line = line_for (s, "t1");
-
-  g_assert_nonnull (line);
-  g_assert_true (g_str_has_prefix (line->text, "tomorrow's the day. everyone with private repo access"));
-  assert_quotes (line->text, rows[0].text);
+                          "branch and pushing it to your fork",
+                          "tomorrow's the day. everyone with private repo access");
 }
 
 /* Between two people, at most a few questions are shown with their answers: each pair costs two lines, and the
