@@ -1482,6 +1482,21 @@ new_in (GPtrArray *terms, const CatchupCandidate *c, GHashTable *first_use, GHas
 
 /* The excerpt starts at the first sentence that says something, unless that has no cue of its own and a later one
  * brings at least twice as much that is new: then the focus is that sentence's new words. */
+/* The sentence that starts at *next (past its spaces), as written, and casefolded in *folded; *next moves past
+ * it, to NULL after the last. */
+static char *
+take_sentence (const char **next, char **folded)
+{
+  const char *start = *next;
+  while (*start == ' ')
+    start++;
+  const char *end = sentence_end (start);
+  *next = *end ? end + 1 : NULL;
+  char *sentence = g_strndup (start, end - start);
+  *folded = g_utf8_casefold (sentence, -1);
+  return sentence;
+}
+
 /* "I'm so glad you enjoyed it! … By the way, I finished up my writing for my book last week.": a later sentence
  * that turns to another subject ("by the way", "on another note") after sentences that react or chat brings the
  * news. Its new words are the focus, unless the message opens with news of its own (a cue, or a first
@@ -1492,12 +1507,9 @@ add_shift_focus (GHashTable *focus, const CatchupCandidate *c, const char *said,
   static const char *const shifts[] = { "by the way", "on another note", "btw", "anyway", "oh, and", "also,",
                                         "guess what", NULL };
   gboolean opening = TRUE;
-  for (const char *start = said;;) {
-    while (*start == ' ')
-      start++;
-    const char *end = sentence_end (start);
-    g_autofree char *sentence = g_strndup (start, end - start);
-    g_autofree char *folded = g_utf8_casefold (sentence, -1);
+  for (const char *next = said; next;) {
+    g_autofree char *folded = NULL;
+    g_autofree char *sentence = take_sentence (&next, &folded);
     if (!opening && catchup_summary_opening_word (folded, shifts)) {
       g_autoptr (GPtrArray) terms = catchup_summary_terms (sentence);
       return new_in (terms, c, first_use, focus) >= 2;
@@ -1512,10 +1524,8 @@ add_shift_focus (GHashTable *focus, const CatchupCandidate *c, const char *said,
         return FALSE;
     }
     opening = FALSE;
-    if (!*end)
-      return FALSE;
-    start = end + 1;
   }
+  return FALSE;
 }
 
 static void
@@ -1529,12 +1539,9 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
   g_autofree char *said = g_strstrip (catchup_summary_said (c->clean));
   if (add_shift_focus (focus, c, said, first_use))
     return;
-  for (const char *start = said;;) {
-    while (*start == ' ')
-      start++;
-    const char *end = sentence_end (start);
-    g_autofree char *sentence = g_strndup (start, end - start);
-    g_autofree char *folded = g_utf8_casefold (sentence, -1);
+  for (const char *next = said; next;) {
+    g_autofree char *folded = NULL;
+    g_autofree char *sentence = take_sentence (&next, &folded);
     GPtrArray *terms = catchup_summary_terms (sentence);
     guint n = new_in (terms, c, first_use, NULL);
     /* thanks before the news ("Your support means a lot. Losing my job was a bummer, …") is no claim */
@@ -1564,9 +1571,6 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
     gboolean lean = opens_with_pronoun (folded) || count_words_of (folded, third_person) > 0;
     g_array_append_val (leans, lean);
     g_ptr_array_add (sentences, terms);
-    if (!*end)
-      break;
-    start = end + 1;
   }
   if (first == G_MAXUINT)
     return;
