@@ -92,6 +92,21 @@ assert_quotes (const char *quoted, const char *source)
   }
 }
 
+static const CatchupSummaryLine *line_for (const CatchupSummary *s, const char *source_id);
+
+/* The summary of rows has a line for rows[k] that shows needle and quotes the message. */
+static void
+assert_line_shows (const Row *rows, guint n, CatchupLength length, guint k, const char *needle)
+{
+  g_autoptr (GPtrArray) window = messages_from (rows, n);
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, length);
+  const CatchupSummaryLine *line = line_for (s, rows[k].id);
+
+  g_assert_nonnull (line);
+  g_assert_nonnull (strstr (line->text, needle));
+  assert_quotes (line->text, rows[k].text);
+}
+
 /* A window of one message, summarized short: its line starts with prefix and quotes the message. */
 static void
 assert_one_line_starts (const char *text, const char *prefix)
@@ -1390,12 +1405,7 @@ test_excerpt_at_shift (void)
                           "well. By the way, I finished up my writing for my book last week. Put in a ton of late "
                           "nights and edits but finally got it done." },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
-  const CatchupSummaryLine *line = line_for (s, "b1");
-  g_assert_nonnull (line);
-  g_assert_nonnull (strstr (line->text, "I finished up my writing for my book last week"));
-  assert_quotes (line->text, rows[0].text);
+  assert_line_shows (rows, G_N_ELEMENTS (rows), CATCHUP_LENGTH_NORMAL, 0, "I finished up my writing for my book");
 }
 
 /* "can someone sanity-check the wording" asks for a review; "reads fine to me" right after it is the review,
@@ -1665,13 +1675,8 @@ test_initials_no_sentence_end (void)
                               "happiness hides in the darkest of times.\" That's how I keep hope alive during tough "
                               "times, and I've written it on the first page of every notebook I own since school." },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
   /* the answer's line, the question read in it */
-  const CatchupSummaryLine *line = line_for (s, "j2");
-  g_assert_nonnull (line);
-  g_assert_nonnull (strstr (line->text, "J.K. Rowling"));
-  assert_quotes (line->text, rows[1].text);
+  assert_line_shows (rows, G_N_ELEMENTS (rows), CATCHUP_LENGTH_SHORT, 1, "J.K. Rowling");
 }
 
 /* Between two people a question that says no more than what it asks is read in its answer's line: one line,
