@@ -1675,7 +1675,7 @@ resolve_meeting_day (const CatchupCandidate *c, const CatchupSummaryRefs *r, gui
   static const char *const days[] = { "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
                                       "yesterday", NULL };
   for (guint d = 0; days[d]; d++)
-    for (guint m = 0; meetings[m]; m++) {
+    for (guint m = 0; meetings[m] && strstr (c->folded, days[d]); m++) {
       g_autofree char *phrase = g_strdup_printf ("%s's %s", days[d], meetings[m]);
       g_autofree char *curly = g_strdup_printf ("%s’s %s", days[d], meetings[m]);
       if (!catchup_text_has_folded_phrase (c->folded, phrase) && !catchup_text_has_folded_phrase (c->folded, curly))
