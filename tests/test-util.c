@@ -210,8 +210,25 @@ test_machine_load (void)
   return g_ascii_strtod (text, NULL);
 }
 
+/* The share of the last ten seconds in which some runnable task waited for a CPU (Linux's pressure stall
+ * information), in percent; 0 where the kernel does not tell. */
+static double
+cpu_pressure (void)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents ("/proc/pressure/cpu", &text, NULL, NULL))
+    return 0;
+  const char *avg = strstr (text, "some avg10=");
+  return avg ? g_ascii_strtod (avg + strlen ("some avg10="), NULL) : 0;
+}
+
+/* Busy: more runnable work than cores on average, or, what the load average lags behind, tasks that waited for
+ * a CPU in the last seconds (the parallel tests of a make check). */
+#define BUSY_PRESSURE 5.0
+
 gboolean
 test_machine_busy (void)
 {
-  return test_machine_load () >= g_get_num_processors ();
+  return test_machine_load () >= g_get_num_processors () || cpu_pressure () >= BUSY_PRESSURE;
 }

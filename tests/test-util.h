@@ -51,7 +51,8 @@ guint16 test_free_port (void);
 
 /* The one-minute load average (0 when unknown). */
 double test_machine_load (void);
-/* TRUE when the load average is at least the number of cores: wall-clock bounds say nothing then. */
+/* TRUE when the load average is at least the number of cores, or tasks waited for a CPU in the last seconds:
+ * wall-clock bounds say nothing then. */
 gboolean test_machine_busy (void);
 
 /* Starts tests/llm-server.py with its port file in dir; returns its port, 0 when python3 or the server is
