@@ -122,6 +122,17 @@ catchup_summary_opening_word (const char *folded, const char *const *words)
   return NULL;
 }
 
+gboolean
+catchup_summary_after_any (const char *folded, const char *phrase, const char *const *before)
+{
+  for (guint i = 0; before[i]; i++) {
+    g_autofree char *joined = g_strconcat (before[i], " ", phrase, NULL);
+    if (catchup_text_has_folded_phrase (folded, joined))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* "J.K. Rowling", "Dr. Who", "e.g. this": a period after an initial or a short abbreviation ends no sentence. */
 static gboolean
 abbreviation_before (const char *start, const char *dot)

@@ -35,6 +35,8 @@ guint catchup_summary_count_words (const char *text);
 /* The entry of words (a NULL-terminated list of casefolded words or phrases) that folded opens with as a whole
  * word ("yes, both" opens with "yes", "yesterday" does not), or NULL. */
 const char *catchup_summary_opening_word (const char *folded, const char *const *words);
+/* Whether casefolded text has phrase right after one of the words of before ("thanks for" + "the offer"). */
+gboolean catchup_summary_after_any (const char *folded, const char *phrase, const char *const *before);
 /* Whether the character at p of text ends a sentence: . ! ? before a space or the end, but no period after an
  * initial or a short abbreviation ("J.K. Rowling", "Dr. Who"). */
 gboolean catchup_summary_ends_sentence (const char *text, const char *p);

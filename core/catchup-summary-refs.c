@@ -583,14 +583,7 @@ relative_that (const char *folded_expr, const char *folded_line)
 {
   static const char *const heads[] = { "these", "those", "ones", "things", "something", "anything", "everything",
                                        "nothing", "someone", "anyone", "everyone", "people", NULL };
-  if (!g_str_has_prefix (folded_expr, "that "))
-    return FALSE;
-  for (guint i = 0; heads[i]; i++) {
-    g_autofree char *phrase = g_strconcat (heads[i], " ", folded_expr, NULL);
-    if (catchup_text_has_folded_phrase (folded_line, phrase))
-      return TRUE;
-  }
-  return FALSE;
+  return g_str_has_prefix (folded_expr, "that ") && catchup_summary_after_any (folded_line, folded_expr, heads);
 }
 
 /* The place phrase a one-word definite expression stands in ("on the court", "at the office"), or NULL. A
@@ -1167,12 +1160,7 @@ thanked_for (const char *folded_expr, const char *folded_line)
 {
   static const char *const thanks[] = { "thanks for", "thank you for", "thx for", "thanks so much for",
                                         "thank you so much for", NULL };
-  for (guint i = 0; thanks[i]; i++) {
-    g_autofree char *phrase = g_strconcat (thanks[i], " ", folded_expr, NULL);
-    if (catchup_text_has_folded_phrase (folded_line, phrase))
-      return TRUE;
-  }
-  return FALSE;
+  return catchup_summary_after_any (folded_line, folded_expr, thanks);
 }
 
 static CatchupSummaryItem *
