@@ -151,6 +151,16 @@ static const char *const first_person[] = {
 };
 static const char *const second_person[] = { "you", "you're", "you've", "you'd", "you'll", "your", "yours", NULL };
 
+/* Whether the n bytes at w are one of the words of list. */
+static gboolean
+is_word_of (const char *w, gsize n, const char *const *list)
+{
+  for (guint i = 0; list[i]; i++)
+    if (strlen (list[i]) == n && memcmp (w, list[i], n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* How many words of text are one of list, as whole words. */
 static guint
 count_words_of (const char *folded, const char *const *list)
@@ -164,11 +174,7 @@ count_words_of (const char *folded, const char *const *list)
       p += *p ? 1 : 0;
       continue;
     }
-    for (guint i = 0; list[i]; i++)
-      if (strlen (list[i]) == len && memcmp (p, list[i], len) == 0) {
-        n++;
-        break;
-      }
+    n += is_word_of (p, len, list);
     p += len;
   }
   return n;
@@ -455,13 +461,8 @@ not_deciding (const char *folded, const char *cue)
     if (possessive && start - folded >= 4 && strncmp (start - 4, "per ", 4) == 0)
       return TRUE;
   }
-  for (guint i = 0; negations[i]; i++) {
-    g_autofree char *phrase = g_strconcat (negations[i], " ", cue, NULL);
-    g_autofree char *yet = g_strconcat (negations[i], " yet ", cue, NULL);
-    if (catchup_text_has_folded_phrase (folded, phrase) || catchup_text_has_folded_phrase (folded, yet))
-      return TRUE;
-  }
-  return FALSE;
+  g_autofree char *yet = g_strconcat ("yet ", cue, NULL);
+  return catchup_summary_after_any (folded, cue, negations) || catchup_summary_after_any (folded, yet, negations);
 }
 
 /* "What would you rate it?", "how can you tell": after a question word, "would you" asks, it requests nothing. */
@@ -469,12 +470,7 @@ static gboolean
 after_wh_word (const char *folded, const char *cue)
 {
   static const char *const wh[] = { "what", "how", "where", "which", "who", "when", "why", NULL };
-  for (guint i = 0; wh[i]; i++) {
-    g_autofree char *phrase = g_strconcat (wh[i], " ", cue, NULL);
-    if (catchup_text_has_folded_phrase (folded, phrase))
-      return TRUE;
-  }
-  return FALSE;
+  return catchup_summary_after_any (folded, cue, wh);
 }
 
 /* The cue class of a message, FALSE when none matches. */
@@ -551,13 +547,12 @@ tells_of_self (const char *stated)
     gsize len = strcspn (p, " ");
     if (len == 0)
       break;
-    g_autofree char *word = g_strndup (p, len);
-    gsize bare = strcspn (word, ".,;:!?");
-    gboolean ends_clause = bare < len || g_str_equal (word, "-") || g_str_equal (word, "–");
-    word[bare] = '\0';
-    if (clause_start && g_strv_contains (self_subjects, word))
+    /* the word without the marks after it ("i'm," is "i'm", and ends a clause) */
+    gsize bare = MIN (strcspn (p, ".,;:!?"), len);
+    gboolean ends_clause = bare < len || (len == 1 && *p == '-') || (len == strlen ("–") && !strncmp (p, "–", len));
+    if (clause_start && is_word_of (p, bare, self_subjects))
       return TRUE;
-    clause_start = ends_clause || g_strv_contains (clause_openers, word);
+    clause_start = ends_clause || is_word_of (p, bare, clause_openers);
     p += len;
   }
   return FALSE;
@@ -1482,6 +1477,19 @@ new_in (GPtrArray *terms, const CatchupCandidate *c, GHashTable *first_use, GHas
 
 /* The excerpt starts at the first sentence that says something, unless that has no cue of its own and a later one
  * brings at least twice as much that is new: then the focus is that sentence's new words. */
+/* Whether a casefolded sentence is a claim of its own: it decides, plans or tells (a cue), or its subject is the
+ * speaker ("I've been busy with writing projects"); "I'm so glad you liked it" counts only when hedges do. */
+static gboolean
+states_claim (const char *folded, gboolean hedges_count)
+{
+  CatchupWorth worth;
+  double weight;
+  guint hits;
+  g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
+  return cue_class (folded, &worth, &weight, &hits) ||
+         (g_strv_contains (first_person, subject) && (hedges_count || !catchup_summary_opening_word (folded, hedges)));
+}
+
 /* The sentence that starts at *next (past its spaces), as written, and casefolded in *folded; *next moves past
  * it, to NULL after the last. */
 static char *
@@ -1514,15 +1522,8 @@ add_shift_focus (GHashTable *focus, const CatchupCandidate *c, const char *said,
       g_autoptr (GPtrArray) terms = catchup_summary_terms (sentence);
       return new_in (terms, c, first_use, focus) >= 2;
     }
-    if (opening) {
-      CatchupWorth worth;
-      double weight;
-      guint hits;
-      g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
-      if (cue_class (folded, &worth, &weight, &hits) ||
-          (g_strv_contains (first_person, subject) && !catchup_summary_opening_word (folded, hedges)))
-        return FALSE;
-    }
+    if (opening && states_claim (folded, FALSE))
+      return FALSE;
     opening = FALSE;
   }
   return FALSE;
@@ -1548,13 +1549,9 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
     gboolean pep_only = catchup_summary_has_any (folded, pep);
     skipped |= first == G_MAXUINT && pep_only;
     if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence) && !pep_only) {
-      CatchupWorth worth;
-      double weight;
-      guint hits;
-      /* a first sentence that decides, plans or tells, or tells of the speaker ("I've been busy with writing
-       * projects"), is the claim, however much follows it */
-      g_autofree char *subject = g_strndup (folded, strcspn (folded, " ,"));
-      if (cue_class (folded, &worth, &weight, &hits) || g_strv_contains (first_person, subject)) {
+      /* a first sentence that decides, plans or tells, or tells of the speaker, is the claim, however much follows
+       * it */
+      if (states_claim (folded, TRUE)) {
         if (skipped)
           new_in (terms, c, first_use, focus);
         g_ptr_array_unref (terms);
@@ -1701,21 +1698,12 @@ first_uses (GArray *cands)
   return first;
 }
 
-/* Moves the references of a candidate to its line; one that cites a turn the line cites already ("them" in a
- * question and in its answer, both the lead-in's "younger players") is said once. */
+/* Moves the references of a candidate to its line (cite_once says each turn once). */
 static void
 take_context (GPtrArray *to, GPtrArray *from)
 {
-  while (from->len > 0) {
-    CatchupSummaryItem *item = g_ptr_array_steal_index (from, 0);
-    gboolean cited = FALSE;
-    for (guint j = 0; j < to->len && !cited; j++)
-      cited = g_strcmp0 (((CatchupSummaryItem *) to->pdata[j])->id, item->id) == 0;
-    if (cited)
-      catchup_summary_item_free (item);
-    else
-      g_ptr_array_add (to, item);
-  }
+  while (from->len > 0)
+    g_ptr_array_add (to, g_ptr_array_steal_index (from, 0));
 }
 
 /* An answer whose first sentence, after a reaction, is a few words: what it answers ("Just the GoT series.",
@@ -1843,22 +1831,24 @@ drop_unseen_references (GPtrArray *lines)
   }
 }
 
-/* A turn quoted under one line is not quoted again under a later one. */
+/* A turn is quoted once: not again under a later line, nor twice under one ("them" in a question and in its
+ * answer, both the lead-in's "younger players"). */
 static void
 cite_once (GPtrArray *lines)
 {
   g_autoptr (GHashTable) cited = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < lines->len; i++) {
     GPtrArray *context = ((CatchupSummaryLine *) lines->pdata[i])->context;
-    for (guint k = context->len; k-- > 0;) {
+    for (guint k = 0; k < context->len;) {
       const CatchupSummaryItem *item = context->pdata[k];
-      if (item->id && g_hash_table_contains (cited, item->id))
+      /* contains first: g_hash_table_add would store this item's id, freed with the item, in place of the other */
+      if (item->id && g_hash_table_contains (cited, item->id)) {
         g_ptr_array_remove_index (context, k);
-    }
-    for (guint k = 0; k < context->len; k++) {
-      const CatchupSummaryItem *item = context->pdata[k];
+        continue;
+      }
       if (item->id)
         g_hash_table_add (cited, item->id);
+      k++;
     }
   }
 }
