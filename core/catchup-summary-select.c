@@ -1129,6 +1129,7 @@ typedef struct {
   guint entries, rendered;
   gboolean two_people;
   guint pairs;             /* questions shown with their answers */
+  gboolean *folding;       /* by candidate: a question read in its answer's line (can_fold) */
 } Chooser;
 
 static gboolean tells_news (const CatchupCandidate *c);
@@ -1179,7 +1180,7 @@ only_reacts (const char *stated)
 #define FOLD_STATED_TERMS 3
 
 static gboolean
-folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
+can_fold (const Chooser *ch, const CatchupCandidate *q)
 {
   const CatchupCandidate *a = cand (ch->cands, q->answer);
   if (!ch->two_people || !a || a->score <= 0 || !q->question || q->worth == CATCHUP_WORTH_REQUEST ||
@@ -1199,6 +1200,13 @@ folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
   return question && questions == 1 && g_utf8_strlen (question, -1) <= FOLD_CHARS &&
          !catchup_summary_has_any (folded_question, small_talk) &&
          (count_terms (stated->str) <= FOLD_STATED_TERMS || only_reacts (stated->str));
+}
+
+/* Whether question q is read in its answer's line: worked out once per choice, it is asked at every take. */
+static gboolean
+folds_into_answer (const Chooser *ch, const CatchupCandidate *q)
+{
+  return ch->folding[q->index];
 }
 
 /* Whether answer a is shown as its line with its question read in it: "I've been playing for about four months
@@ -1339,7 +1347,10 @@ choose (GArray *cands, GArray *people, Budget budget)
 {
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
-  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2, 0 };
+  g_autofree gboolean *folding = g_new0 (gboolean, MAX (cands->len, 1));
+  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2, 0, folding };
+  for (guint i = 0; i < cands->len; i++)
+    folding[i] = can_fold (&ch, cand (cands, i));
   guint tail = cands->len - cands->len / 4;
 
   for (guint i = 0; i < cands->len; i++)
