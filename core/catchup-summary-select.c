@@ -357,13 +357,26 @@ static const char *const photo_requests[] = {
 /* A question that only asks the other to agree with a statement: "… since my first tournament, hasn't it?". */
 static const char *const tag_questions[] = {
   "isn't it?", "hasn't it?", "wasn't it?", "didn't it?", "doesn't it?", "aren't they?", "don't you think?",
-  "right?", "you know?", "isn't that?", "eh?", "huh?", NULL,
+  "right?", "you know?", "isn't that?", "eh?", "huh?", "don't they?", "didn't they?", "don't we?", "aren't we?",
+  "isn't she?", "isn't he?", "wasn't he?", "wasn't she?", "didn't you?", NULL,
 };
 /* A question the speaker answers at once: "Guess what? I got the job", "My advice? Start small". */
 static const char *const rhetorical[] = {
   "guess what?", "and guess what?", "you know what?", "know what?", "my advice?", "the best part?", "the result?",
   "the catch?", "the reason?", "the crazy part?", "the funny part?", "the verdict?", NULL,
 };
+
+/* "Nature is truly amazing, isn't it?", "Guess what?": a question that asks nothing of the other. */
+static gboolean
+is_tag_question (const char *sentence)
+{
+  if (g_strv_contains (rhetorical, sentence))
+    return TRUE;
+  for (guint i = 0; tag_questions[i]; i++)
+    if (g_str_has_suffix (sentence, tag_questions[i]))
+      return TRUE;
+  return FALSE;
+}
 
 static gboolean
 only_tag_questions (const char *asked)
@@ -377,13 +390,37 @@ only_tag_questions (const char *asked)
       break;
     g_autofree char *sentence = g_strndup (start, end + 1 - start);
     questions++;
-    gboolean tag = g_strv_contains (rhetorical, sentence);
-    for (guint i = 0; !tag && tag_questions[i]; i++)
-      tag = g_str_has_suffix (sentence, tag_questions[i]);
-    tags += tag;
+    tags += is_tag_question (sentence);
     start = end + 1;
   }
   return questions > 0 && tags == questions;
+}
+
+/* The last question of clean that asks the other something, outside a photo caption, and how many such questions
+ * it asks: "Where did you capture this? Nature is truly amazing, isn't it?" asks one, where. NULL when none. */
+static char *
+earnest_question (const char *clean, guint *count)
+{
+  g_autofree char *said = catchup_summary_said (clean);
+  char *last = NULL;
+  *count = 0;
+  for (const char *start = said;;) {
+    while (*start == ' ')
+      start++;
+    const char *end = sentence_end (start);
+    if (*end == '?') {
+      g_autofree char *sentence = g_strndup (start, end + 1 - start);
+      g_autofree char *folded = g_utf8_casefold (sentence, -1);
+      if (!is_tag_question (folded)) {
+        (*count)++;
+        g_free (last);
+        last = g_steal_pointer (&sentence);
+      }
+    }
+    if (!*end)
+      return last;
+    start = end + 1;
+  }
 }
 
 /* Whether a message asks in earnest. Personal news that ends in a small-talk question ("my son got into an
@@ -1130,6 +1167,7 @@ typedef struct {
   gboolean two_people;
   guint pairs;             /* questions shown with their answers */
   gboolean *folding;       /* by candidate: a question read in its answer's line (can_fold) */
+  GHashTable *cited;       /* ids of the turns the chosen lines' references quote: a turn is quoted once */
 } Chooser;
 
 static gboolean tells_news (const CatchupCandidate *c);
@@ -1189,17 +1227,15 @@ can_fold (const Chooser *ch, const CatchupCandidate *q)
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (after_reaction (q->folded), stated, asked);
-  g_autofree char *question = last_question (q->clean);
   /* only a message that asks one thing and says nothing else but a reaction: "Do writing conventions exist? I'll
    * have to look into that … Have you been up to anything tonight?" is more than its last question */
-  guint questions = 0;
-  for (const char *p = asked->str; (p = strchr (p, '?')); p++)
-    questions++;
+  guint questions;
+  g_autofree char *question = earnest_question (q->clean, &questions);
   g_autofree char *folded_question = question ? g_utf8_casefold (question, -1) : NULL;
   /* "What do you think?" says nothing of what it asks about: the message before it does */
   return question && questions == 1 && g_utf8_strlen (question, -1) <= FOLD_CHARS &&
          !catchup_summary_has_any (folded_question, small_talk) &&
-         (count_terms (stated->str) <= FOLD_STATED_TERMS || only_reacts (stated->str));
+         (count_terms (stated->str) <= FOLD_STATED_TERMS || only_reacts (stated->str) || !tells_of_self (stated->str));
 }
 
 /* Whether question q is read in its answer's line: worked out once per choice, it is asked at every take. */
@@ -1218,7 +1254,38 @@ reads_question (const Chooser *ch, const CatchupCandidate *a)
   return q && q->answer == (gint) a->index && folds_into_answer (ch, q);
 }
 
-/* What c's own line costs in rendered lines: itself, its answer, its "was:" and agreement lines. */
+/* The reference lines c's line adds: its own and those of the answer shown with it, each quoted turn once and
+ * none that a chosen line quotes already (the summary quotes a turn once, so charging it again left lines
+ * unused: three answers about "them" = the same mentoring turn had cost three lines for one). */
+static guint
+new_references (const Chooser *ch, const CatchupCandidate *c)
+{
+  const CatchupCandidate *a = cand (ch->cands, c->answer);
+  GPtrArray *contexts[2] = { c->context, a ? a->context : NULL };
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  guint n = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (contexts); k++)
+    for (guint i = 0; contexts[k] && i < contexts[k]->len; i++) {
+      const CatchupSummaryItem *item = contexts[k]->pdata[i];
+      if (item->id && (g_hash_table_contains (ch->cited, item->id) || !g_hash_table_add (seen, item->id)))
+        continue;
+      n += !catchup_summary_item_reads_inline (item);
+    }
+  return n;
+}
+
+static void
+cite (Chooser *ch, const CatchupCandidate *c)
+{
+  for (guint i = 0; c && i < c->context->len; i++) {
+    const CatchupSummaryItem *item = c->context->pdata[i];
+    if (item->id)
+      g_hash_table_add (ch->cited, item->id);
+  }
+}
+
+/* What c's own line costs in rendered lines: itself, its answer, its "was:" and agreement lines, and its
+ * references. */
 static guint
 line_cost (const Chooser *ch, const CatchupCandidate *c)
 {
@@ -1228,18 +1295,18 @@ line_cost (const Chooser *ch, const CatchupCandidate *c)
   gboolean folds = folds_into_answer (ch, c);
   const CatchupCandidate *a = cand (cands, c->answer);
   return 1 + ((c->answer >= 0 || c->question) && !folds) + (folds && a->question && a->answer >= 0) +
-         (c->replaces->len > 0) + catchup_summary_items_rendered (c->context) + (probe->agreed->len > 0);
+         (c->replaces->len > 0) + new_references (ch, c) + (probe->agreed->len > 0);
 }
 
 /* What choosing c costs: its line, or, for an answer that needs its question, the question's line with it as the
- * reply and its references (an answer that asks back is then no question line of its own). */
+ * reply (an answer that asks back is then no question line of its own). */
 static guint
 cost (const Chooser *ch, const CatchupCandidate *c)
 {
   const CatchupCandidate *q = cand (ch->cands, c->asked);
   if (!q || q->chosen || !(needs_question (ch->cands, c) || reads_question (ch, c)))
     return line_cost (ch, c);
-  return line_cost (ch, q) + (q->answer == (gint) c->index ? catchup_summary_items_rendered (c->context) : 0);
+  return line_cost (ch, q);
 }
 
 /* Questions shown with their answers in a conversation of two, at most. */
@@ -1309,6 +1376,8 @@ take (Chooser *ch, CatchupCandidate *c, gboolean forced)
   move_under (ch, c->folds && a->question ? cand (ch->cands, a->answer) : NULL);
   ch->entries++;
   ch->rendered += n;
+  cite (ch, c);
+  cite (ch, a);
   for (guint t = 0; t < c->terms->len; t++)
     g_hash_table_add (ch->covered, c->terms->pdata[t]);
   return TRUE;
@@ -1348,7 +1417,8 @@ choose (GArray *cands, GArray *people, Budget budget)
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree gboolean *folding = g_new0 (gboolean, MAX (cands->len, 1));
-  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2, 0, folding };
+  g_autoptr (GHashTable) cited = g_hash_table_new (g_str_hash, g_str_equal);
+  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2, 0, folding, cited };
   for (guint i = 0; i < cands->len; i++)
     folding[i] = can_fold (&ch, cand (cands, i));
   guint tail = cands->len - cands->len / 4;
@@ -1629,7 +1699,8 @@ tells_news (const CatchupCandidate *c)
   g_autoptr (GString) stated = g_string_new (NULL);
   g_autoptr (GString) asked = g_string_new (NULL);
   split_asked (after_reaction (c->folded), stated, asked);
-  return speaker_words (stated->str) > 0 && count_terms (stated->str) >= 6;
+  /* "some authors really have such an influence on us" muses: news has the speaker as a subject */
+  return speaker_words (stated->str) > 0 && tells_of_self (stated->str) && count_terms (stated->str) >= 6;
 }
 
 /* The last sentence of clean that asks, outside a photo caption, or NULL. */
@@ -1748,7 +1819,8 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
   /* an answer that asks back keeps its question when its own answer is shown under it */
   g_autofree char *said = a->question && a->answer >= 0 ? g_strdup (a->clean) : without_closing_questions (a->clean);
   g_autofree char *text = show_text (said, g_hash_table_size (focus) ? focus : NULL, b->line_chars);
-  g_autofree char *question = last_question (q->clean);
+  guint questions;
+  g_autofree char *question = earnest_question (q->clean, &questions);
   /* the line is the answer's claim: it stands with the news it is part of, in time order, unless it asks back */
   CatchupSection section = a->question ? CATCHUP_SECTION_ASKED : section_of (a);
   CatchupSummaryLine *line = catchup_summary_line_new (section, a->msg->id, a->msg->speaker,

@@ -1771,6 +1771,29 @@ test_question_in_answer (void)
   g_assert_nonnull (got->asked);
   g_assert_true (g_str_has_prefix (got->text, "Just the GoT series."));
 
+  /* a tag question asks nothing: the question read is the one the answer answers; a musing around it tells
+   * nothing of the speaker */
+  const Row tagged[] = {
+    { "t1", T0, "John", "Where did you capture this? Nature is truly amazing, isn't it?" },
+    { "t2", T0 + MIN_, "Tim", "I snapped that pic on my trip to the Smoky Mountains last year, on the hike to "
+                              "Clingmans Dome." },
+    { "t3", T0 + HOUR_, "John", "Wow, some authors really have such an influence on us! They become part of our life "
+                                "and shape our interests. Do you have a favorite Rowling quote?" },
+    { "t4", T0 + HOUR_ + MIN_, "Tim", "Yeah! \"Happiness can be found even in the darkest of times\" is the one I "
+                                      "keep on my desk." },
+  };
+  g_autoptr (GPtrArray) window6 = messages_from (tagged, G_N_ELEMENTS (tagged));
+  g_autoptr (CatchupSummary) s6 = summarize (window6, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *where = line_for (s6, "t2");
+  g_assert_nonnull (where);
+  g_assert_nonnull (where->asked);
+  g_assert_cmpstr (where->asked->text, ==, "Where did you capture this?");
+  const CatchupSummaryLine *quote = line_for (s6, "t4");
+  g_assert_nonnull (quote);
+  g_assert_nonnull (quote->asked);
+  g_assert_null (line_for (s6, "t1"));
+  g_assert_null (line_for (s6, "t3"));
+
   g_autoptr (GPtrArray) window4 = messages_from (alone, G_N_ELEMENTS (alone));
   g_autoptr (CatchupSummary) s4 = summarize (window4, NULL, CATCHUP_LENGTH_SHORT);
   const CatchupSummaryLine *months = line_for (s4, "a2");
@@ -2225,6 +2248,36 @@ test_reference_continued_pronoun (void)
   g_assert_false (has_ref (u, "They're"));
 }
 
+/* The summary quotes a turn once, so a line whose reference another line quotes already costs no room for it:
+ * two answers about "them", the same players of the lead-in, fit a short summary together. */
+static void
+test_reference_charged_once (void)
+{
+  const Row past[] = {
+    { "p1", T0 - 3 * MIN_, "john", "Big news: I'm now mentoring the younger players on my team during the "
+                                    "off-season." },
+    { "p2", T0 - 2 * MIN_, "tim", "That's so cool, how did that start?" },
+    { "p3", T0 - MIN_, "john", "The coach asked me after practice. The younger players were thrilled." },
+  };
+  const Row rows[] = {
+    { "w1", T0, "tim", "You're really doing great with them. Do they see you as a mentor?" },
+    { "w2", T0 + 30, "john", "They do see me as a mentor, two of them asked me to help with their free throws." },
+    { "w3", T0 + 60, "tim", "How does it feel to have their trust?" },
+    { "w4", T0 + 90, "john", "They call me coach now and it feels great, I even got them matching wristbands." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  for (guint i = 0; i < G_N_ELEMENTS (past); i++)
+    g_hash_table_insert (mem->gap_of, g_strdup (past[i].id), GINT_TO_POINTER (0));
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_SHORT);
+  memory_free (mem);
+  g_autofree char *text = catchup_summary_to_text (s);
+  g_test_message ("%s", text);
+  g_assert_true (has_ref (s, "They"));
+  g_assert_nonnull (line_for (s, "w2"));
+  g_assert_nonnull (line_for (s, "w4"));
+}
+
 /* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
  * a turn that names the report, or names two more of the line's names besides ("GCC", "Clang"), is. */
 static void
@@ -2587,6 +2640,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-inline", test_reference_inline);
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
   g_test_add_func ("/catchup/summary/reference-continued-pronoun", test_reference_continued_pronoun);
+  g_test_add_func ("/catchup/summary/reference-charged-once", test_reference_charged_once);
   g_test_add_func ("/catchup/summary/reference-meeting-day", test_reference_meeting_day);
   g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
   g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
