@@ -348,6 +348,23 @@ static const char *const small_talk[] = {
   "how's life", "how you doing", NULL,
 };
 
+/* "What have you been up to lately?", "What do you think?": a question that names nothing it asks about; "How've
+ * you been using it?" and "Have you ever been to the Oregon dunes?" name it. */
+static gboolean
+asks_small_talk (const char *folded_question)
+{
+  static const char *const when[] = { "lately", "recently", "these days", "today", "this week", NULL };
+  if (!catchup_summary_has_any (folded_question, small_talk))
+    return FALSE;
+  g_autofree char *rest = g_strdup (folded_question);
+  const char *const *lists[] = { small_talk, when };
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; lists[l][i]; i++)
+      for (char *p = strstr (rest, lists[l][i]); p; p = strstr (p, lists[l][i]))
+        memset (p, ' ', strlen (lists[l][i]));
+  return count_terms (rest) == 0;
+}
+
 /* "Could you show me a picture of it?": a chat's way of staying on a subject, not a request a reader must act on. */
 static const char *const photo_requests[] = {
   "show me a picture", "show me a pic", "show me a photo", "send me a pic", "send me a photo", "share a pic",
@@ -396,31 +413,39 @@ only_tag_questions (const char *asked)
   return questions > 0 && tags == questions;
 }
 
-/* The last question of clean that asks the other something, outside a photo caption, and how many such questions
- * it asks: "Where did you capture this? Nature is truly amazing, isn't it?" asks one, where. NULL when none. */
+/* The last questions of clean that ask the other something, outside a photo caption, and how many such runs of
+ * questions it has: "Where did you capture this? Nature is truly amazing, isn't it?" asks one, where; "What
+ * instrument are you playing? What genres do you want to learn?" is one run of two. NULL when none. */
 static char *
-earnest_question (const char *clean, guint *count)
+earnest_question (const char *clean, guint *runs)
 {
   g_autofree char *said = catchup_summary_said (clean);
-  char *last = NULL;
-  *count = 0;
+  const char *run = NULL, *run_end = NULL;
+  gboolean in_run = FALSE;
+  *runs = 0;
   for (const char *start = said;;) {
     while (*start == ' ')
       start++;
     const char *end = sentence_end (start);
+    gboolean earnest = FALSE;
     if (*end == '?') {
       g_autofree char *sentence = g_strndup (start, end + 1 - start);
       g_autofree char *folded = g_utf8_casefold (sentence, -1);
-      if (!is_tag_question (folded)) {
-        (*count)++;
-        g_free (last);
-        last = g_steal_pointer (&sentence);
-      }
+      earnest = !is_tag_question (folded);
     }
+    if (earnest && !in_run) {
+      (*runs)++;
+      run = start;
+    }
+    if (earnest)
+      run_end = end + 1;
+    /* a tag question neither starts nor breaks a run */
+    in_run = earnest || (in_run && *end == '?');
     if (!*end)
-      return last;
+      break;
     start = end + 1;
   }
+  return run ? g_strndup (run, run_end - run) : NULL;
 }
 
 /* Whether a message asks in earnest. Personal news that ends in a small-talk question ("my son got into an
@@ -503,11 +528,44 @@ not_deciding (const char *folded, const char *cue)
 }
 
 /* "What would you rate it?", "how can you tell": after a question word, "would you" asks, it requests nothing. */
+static const char *const wh_words[] = { "what", "how", "where", "which", "who", "when", "why", NULL };
+
 static gboolean
 after_wh_word (const char *folded, const char *cue)
 {
-  static const char *const wh[] = { "what", "how", "where", "which", "who", "when", "why", NULL };
-  return catchup_summary_after_any (folded, cue, wh);
+  return catchup_summary_after_any (folded, cue, wh_words);
+}
+
+/* "What genres do you want to learn?": a question a wh-word opens asks; the cue in it requests nothing. */
+static gboolean
+in_wh_question (const char *folded, const char *cue)
+{
+  for (const char *p = strstr (folded, cue); p; p = strstr (p + 1, cue)) {
+    const char *start = p;
+    while (start > folded && !strchr (".!?", start[-1]))
+      start--;
+    while (*start == ' ')
+      start++;
+    if (*sentence_end (p) == '?' && catchup_summary_opening_word (start, wh_words))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* "Can you tell me more about why it's special?": asking to be told is a question, not a request to act. */
+static gboolean
+asks_to_be_told (const char *folded, const char *cue)
+{
+  static const char *const telling[] = { "tell me", "tell us", "share more", "describe", "explain", NULL };
+  for (const char *p = strstr (folded, cue); p; p = strstr (p + 1, cue)) {
+    const char *rest = p + strlen (cue);
+    while (*rest == ' ')
+      rest++;
+    for (guint i = 0; telling[i]; i++)
+      if (g_str_has_prefix (rest, telling[i]))
+        return TRUE;
+  }
+  return FALSE;
 }
 
 /* The cue class of a message, FALSE when none matches. */
@@ -520,7 +578,9 @@ cue_class (const char *folded, CatchupWorth *worth, double *weight, guint *hits)
       if (!catchup_text_has_folded_phrase (folded, cue_classes[c].cues[i]) ||
           foretells (folded, cue_classes[c].cues[i]) ||
           (cue_classes[c].worth == CATCHUP_WORTH_DECISION && not_deciding (folded, cue_classes[c].cues[i])) ||
-          (cue_classes[c].worth == CATCHUP_WORTH_REQUEST && after_wh_word (folded, cue_classes[c].cues[i])))
+          (cue_classes[c].worth == CATCHUP_WORTH_REQUEST && (after_wh_word (folded, cue_classes[c].cues[i]) ||
+                                                             in_wh_question (folded, cue_classes[c].cues[i]) ||
+                                                             asks_to_be_told (folded, cue_classes[c].cues[i]))))
         continue;
       if ((*hits)++ == 0) {
         *worth = cue_classes[c].worth;
@@ -1234,7 +1294,7 @@ can_fold (const Chooser *ch, const CatchupCandidate *q)
   g_autofree char *folded_question = question ? g_utf8_casefold (question, -1) : NULL;
   /* "What do you think?" says nothing of what it asks about: the message before it does */
   return question && questions == 1 && g_utf8_strlen (question, -1) <= FOLD_CHARS &&
-         !catchup_summary_has_any (folded_question, small_talk) &&
+         !asks_small_talk (folded_question) &&
          (count_terms (stated->str) <= FOLD_STATED_TERMS || only_reacts (stated->str) || !tells_of_self (stated->str));
 }
 

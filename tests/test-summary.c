@@ -1794,6 +1794,31 @@ test_question_in_answer (void)
   g_assert_null (line_for (s6, "t1"));
   g_assert_null (line_for (s6, "t3"));
 
+  /* "How've you been using it?" names what it asks, "can you tell me more" asks to be told, and two questions in
+   * a row are one run: each is read in its answer's line */
+  const Row named[] = {
+    { "n1", T0, "Gina", "Nice one, Jon! How've you been using it?" },
+    { "n2", T0 + MIN_, "Jon", "I'm using the planner app to track every class booking and the studio's rent." },
+    { "n3", T0 + HOUR_, "Melanie", "Glad you found them! Can you tell me more about why the mural is special to you?" },
+    { "n4", T0 + HOUR_ + MIN_, "Caroline", "The rainbow flag mural reflects the courage of the trans community in our "
+                                           "town." },
+    { "n5", T0 + 2 * HOUR_, "John", "Learning an instrument is cool. What instrument are you playing? What genres do "
+                                    "you want to learn?" },
+    { "n6", T0 + 2 * HOUR_ + MIN_, "Tim", "The violin, mostly classical, and I'm keen to try jazz next spring." },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (named); k += 2) {
+    g_autoptr (GPtrArray) pair = messages_from (named + k, 2);
+    g_autoptr (CatchupSummary) sp = summarize (pair, NULL, CATCHUP_LENGTH_NORMAL);
+    const CatchupSummaryLine *said = line_for (sp, named[k + 1].id);
+    g_assert_nonnull (said);
+    g_assert_nonnull (said->asked);
+    g_assert_null (line_for (sp, named[k].id));
+  }
+  g_autoptr (GPtrArray) run = messages_from (named + 4, 2);
+  g_autoptr (CatchupSummary) sr = summarize (run, NULL, CATCHUP_LENGTH_NORMAL);
+  g_assert_cmpstr (line_for (sr, "n6")->asked->text, ==,
+                   "…What instrument are you playing? What genres do you want to learn?");
+
   g_autoptr (GPtrArray) window4 = messages_from (alone, G_N_ELEMENTS (alone));
   g_autoptr (CatchupSummary) s4 = summarize (window4, NULL, CATCHUP_LENGTH_SHORT);
   const CatchupSummaryLine *months = line_for (s4, "a2");
