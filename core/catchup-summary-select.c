@@ -23,6 +23,9 @@ typedef struct {
   guint context_chars;             /* of a quoted item */
 } LengthProfile;
 
+/* a message worth a line of its own */
+#define WORTHY_SCORE 1.5
+
 #define SMALL_WINDOW 1500
 #define LARGE_WINDOW 9000
 
@@ -58,7 +61,7 @@ budget_for (const LengthProfile *p, GArray *cands, guint topics)
   guint max_entries = p->max_entries + (guint) lround (grow * p->grow_entries);
   guint worthy = 0;
   for (guint i = 0; i < cands->len; i++)
-    worthy += g_array_index (cands, CatchupCandidate, i).score >= 1.5;
+    worthy += g_array_index (cands, CatchupCandidate, i).score >= WORTHY_SCORE;
   /* one rendered line stays free for the smaller topics left out */
   Budget b = { CLAMP (MAX (topics + 2, worthy / 2), p->min_entries, max_entries),
                p->max_rendered + (guint) lround (grow * p->grow_rendered) - 1, p->line_chars, p->context_chars };
@@ -659,6 +662,13 @@ tells_of_self (const char *stated)
 #define MUSING_WEIGHT 0.8
 
 #define YOU_WEIGHT 0.8
+#define CHEER_WEIGHT 0.9
+
+/* Thanks and praise beyond the pep phrases: "I appreciate your encouragement", "your words mean a lot". */
+static const char *const encouragement[] = {
+  "appreciate", "grateful", "thankful", "proud of", "inspiring", "your words", "your encouragement", "let's keep",
+  "cheering", "means the world", NULL,
+};
 
 /* Summary-worthiness of one message and how much it weighs; 0 for chit-chat and bot noise. */
 static double
@@ -717,11 +727,18 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
     score *= 0.4;
   if (is_pep (folded))
     score *= 0.35;
-  if (tells_of_self (stated->str))
-    score += catchup_summary_has_any (stated->str, events) ? EVENT_BONUS : 0;
-  else if (catchup_summary_has_any (stated->str, musings))
+  gboolean self_event = tells_of_self (stated->str) && catchup_summary_has_any (stated->str, events);
+  if (self_event)
+    score += EVENT_BONUS;
+  else if (!tells_of_self (stated->str) && catchup_summary_has_any (stated->str, musings))
     score *= MUSING_WEIGHT;
-  return score + 0.3 * MIN (hits, 3) + MIN (terms, 20) / 20.0 + 0.15 * MIN (specifics (clean), 4);
+  double total = score + 0.3 * MIN (hits, 3) + MIN (terms, 20) / 20.0 + 0.15 * MIN (specifics (clean), 4);
+  /* thanks and cheering with more said around them ("Thanks, Gina! Seeing my goals written down really helps
+   * keep me motivated"): the news, when there is some, is something that happened to the speaker */
+  if (!earnest && !self_event &&
+      (catchup_summary_has_any (folded, pep) || catchup_summary_has_any (folded, encouragement)))
+    total *= CHEER_WEIGHT;
+  return total;
 }
 
 CatchupSection
@@ -1471,14 +1488,23 @@ take_each_session (Chooser *ch)
   }
 }
 
+#define LEFT_OUT_TERMS 5
+
+static guint
+topics_left_out (GArray *cands)
+{
+  g_autoptr (GPtrArray) terms = g_ptr_array_new_with_free_func (g_free);
+  return catchup_summary_left_out (cands, terms, LEFT_OUT_TERMS);
+}
+
 static void
-choose (GArray *cands, GArray *people, Budget budget)
+choose (GArray *cands, GArray *people, Budget *budget)
 {
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GHashTable) covered = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree gboolean *folding = g_new0 (gboolean, MAX (cands->len, 1));
   g_autoptr (GHashTable) cited = g_hash_table_new (g_str_hash, g_str_equal);
-  Chooser ch = { cands, order, covered, budget, 0, 0, people->len <= 2, 0, folding, cited };
+  Chooser ch = { cands, order, covered, *budget, 0, 0, people->len <= 2, 0, folding, cited };
   for (guint i = 0; i < cands->len; i++)
     folding[i] = can_fold (&ch, cand (cands, i));
   guint tail = cands->len - cands->len / 4;
@@ -1493,7 +1519,7 @@ choose (GArray *cands, GArray *people, Budget budget)
     if (c->worth == CATCHUP_WORTH_DECISION && c->score > 0 && take (&ch, c, TRUE))
       break;
   }
-  guint tail_quota = MAX (1, budget.entries / 4);
+  guint tail_quota = MAX (1, budget->entries / 4);
   for (guint i = 0, got = 0; i < order->len && got < tail_quota; i++) {
     CatchupCandidate *c = order->pdata[i];
     /* a closing "have a great day" does not stand for the window's end */
@@ -1504,6 +1530,16 @@ choose (GArray *cands, GArray *people, Budget budget)
   take_each_session (&ch);
   for (guint i = 0; i < order->len; i++)
     take (&ch, order->pdata[i], FALSE);
+  /* the rendered line kept for "N smaller topics left out" is one more line when no topic is left out, for
+   * a message worth a line on its own: not a closing "I will keep you posted" */
+  if (topics_left_out (cands) > 0)
+    return;
+  ch.budget.rendered++;
+  ch.budget.entries++;
+  for (guint i = 0; i < order->len; i++)
+    if (((CatchupCandidate *) order->pdata[i])->score >= TAIL_SCORE && take (&ch, order->pdata[i], FALSE))
+      break;
+  *budget = ch.budget;
 }
 
 /* ---- lines ---- */
@@ -2041,7 +2077,6 @@ catchup_summary_options_init (CatchupSummaryOptions *opts)
   opts->length = CATCHUP_LENGTH_NORMAL;
 }
 
-#define LEFT_OUT_TERMS 5
 
 CatchupSummary *
 catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const CatchupSummaryOptions *opts)
@@ -2064,7 +2099,7 @@ catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const Catchup
   guint topics = catchup_summary_topics (cands);
   catchup_summary_supersede (cands, mem);
   Budget budget = budget_for (profile, cands, topics);
-  choose (cands, people, budget);
+  choose (cands, people, &budget);
   g_autoptr (GHashTable) first_use = first_uses (cands);
   for (guint i = 0; i < cands->len; i++)
     if (cand (cands, i)->chosen)

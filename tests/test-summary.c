@@ -1564,6 +1564,26 @@ test_closing_is_chit_chat (void)
   g_assert_null (line_for (s, "k4"));
 }
 
+/* The rendered line kept for "N smaller topics left out" is one more line when no topic is left out; a closing
+ * does not take it. */
+static void
+test_footer_line_when_nothing_left_out (void)
+{
+  const Row rows[] = {
+    { "v1", T0, "Nate", "I won the regional Valorant tournament in Denver yesterday, first prize!" },
+    { "v2", T0 + MIN_, "Joanna", "I watched your Valorant final on the stream with my brother last night, that clutch "
+                                 "was unreal." },
+    { "v3", T0 + 2 * MIN_, "Nate", "The Valorant prize money goes into a new gaming chair and a trip to see my "
+                                   "parents." },
+    { "v4", T0 + 3 * MIN_, "Joanna", "My Valorant team at the studio booked a scrim against yours next Friday at six." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  g_assert_cmpuint (s->topics_left_out, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    g_assert_nonnull (line_for (s, rows[i].id));
+}
+
 /* "We went camping with my brother last weekend" tells what happened to the speaker; "it's amazing how places
  * like Yosemite remind us …" has "us" and names, but tells of nobody: the news takes the line. */
 static void
@@ -2637,6 +2657,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
+  g_test_add_func ("/catchup/summary/footer-line-when-nothing-left-out", test_footer_line_when_nothing_left_out);
   g_test_add_func ("/catchup/summary/event-before-musing", test_event_before_musing);
   g_test_add_func ("/catchup/summary/closing-question-cut", test_closing_question_cut);
   g_test_add_func ("/catchup/summary/excerpt-keeps-antecedent", test_excerpt_keeps_antecedent);
