@@ -1490,6 +1490,18 @@ take_each_session (Chooser *ch)
 
 #define LEFT_OUT_TERMS 5
 
+static gboolean
+topic_shown (GArray *cands, guint topic)
+{
+  for (guint i = 0; i < cands->len; i++) {
+    const CatchupCandidate *c = cand (cands, i);
+    if (c->topic == topic && (c->chosen || c->covered || c->superseded_by >= 0))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+
 static guint
 topics_left_out (GArray *cands)
 {
@@ -1530,15 +1542,19 @@ choose (GArray *cands, GArray *people, Budget *budget)
   take_each_session (&ch);
   for (guint i = 0; i < order->len; i++)
     take (&ch, order->pdata[i], FALSE);
-  /* the rendered line kept for "N smaller topics left out" is one more line when no topic is left out, for
-   * a message worth a line on its own: not a closing "I will keep you posted" */
-  if (topics_left_out (cands) > 0)
+  /* the rendered line kept for "N smaller topics left out" is one more line when no topic is left out, and
+   * the line of the topic when one would be: a message worth a line on its own, not a closing "I will keep
+   * you posted" */
+  guint left = topics_left_out (cands);
+  if (left > 1)
     return;
   ch.budget.rendered++;
   ch.budget.entries++;
-  for (guint i = 0; i < order->len; i++)
-    if (((CatchupCandidate *) order->pdata[i])->score >= TAIL_SCORE && take (&ch, order->pdata[i], FALSE))
+  for (guint i = 0; i < order->len; i++) {
+    CatchupCandidate *c = order->pdata[i];
+    if (c->score >= TAIL_SCORE && (left == 0 || !topic_shown (cands, c->topic)) && take (&ch, c, FALSE))
       break;
+  }
   *budget = ch.budget;
 }
 

@@ -1564,8 +1564,8 @@ test_closing_is_chit_chat (void)
   g_assert_null (line_for (s, "k4"));
 }
 
-/* The rendered line kept for "N smaller topics left out" is one more line when no topic is left out; a closing
- * does not take it. */
+/* The rendered line kept for "N smaller topics left out" is one more line when no topic is left out, or the line
+ * of the one topic that would be; a closing does not take it. */
 static void
 test_footer_line_when_nothing_left_out (void)
 {
@@ -1582,6 +1582,23 @@ test_footer_line_when_nothing_left_out (void)
   g_assert_cmpuint (s->topics_left_out, ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     g_assert_nonnull (line_for (s, rows[i].id));
+
+  /* one topic that would be left out takes the line instead of being named in it; of two, both are named */
+  const Row topics[] = {
+    { "d1", T0, "Joanna", "I just adopted a puppy named Max from the shelter downtown last weekend!" },
+    { "d2", T0 + MIN_, "Nate", "I won the regional Valorant tournament in Denver yesterday, first prize!" },
+    { "d3", T0 + 2 * MIN_, "Joanna", "My screenplay got accepted by a studio in Los Angeles this morning." },
+    { "d4", T0 + 3 * MIN_, "Nate", "My sister finally moved into her new apartment in Chicago on Saturday." },
+    { "d5", T0 + 4 * MIN_, "Joanna", "Our landlord raised the rent by two hundred dollars starting in March." },
+  };
+  g_autoptr (GPtrArray) four = messages_from (topics, 4);
+  g_autoptr (CatchupSummary) t = summarize (four, NULL, CATCHUP_LENGTH_SHORT);
+  g_assert_cmpuint (t->topics_left_out, ==, 0);
+  for (guint i = 0; i < 4; i++)
+    g_assert_nonnull (line_for (t, topics[i].id));
+  g_autoptr (GPtrArray) five = messages_from (topics, G_N_ELEMENTS (topics));
+  g_autoptr (CatchupSummary) u = summarize (five, NULL, CATCHUP_LENGTH_SHORT);
+  g_assert_cmpuint (u->topics_left_out, ==, 2);
 }
 
 /* "We went camping with my brother last weekend" tells what happened to the speaker; "it's amazing how places
