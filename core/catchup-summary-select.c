@@ -1918,6 +1918,74 @@ answers_at_once (const CatchupCandidate *a)
   }
 }
 
+/* The start of the last sentence of text, past the spaces before it. */
+static const char *
+last_sentence (const char *text)
+{
+  const char *last = NULL;
+  for (const char *start = text;;) {
+    while (*start == ' ')
+      start++;
+    if (*start)
+      last = start;
+    const char *end = sentence_end (start);
+    if (!*end)
+      return last;
+    start = end + 1;
+  }
+}
+
+/* Whether sentence names a thing: a word the answer uses too ("Those colors really look like a sunset" for "the
+ * sunset was …"), or a name that is not a speaker's ("LeBron is incredible"). */
+static gboolean
+names_subject (GArray *cands, const CatchupCandidate *a, const char *sentence)
+{
+  g_autoptr (GPtrArray) terms = catchup_summary_terms (sentence);
+  g_autoptr (GHashTable) answer = catchup_summary_term_set (a->terms);
+  if (catchup_summary_overlap (terms, answer) > 0)
+    return TRUE;
+  for (const char *p = sentence; *p; p++) {
+    if (!g_ascii_isupper (*p) || (p > sentence && p[-1] != ' '))
+      continue;
+    gsize n = strspn (p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+    g_autofree char *word = g_ascii_strdown (p, n);
+    /* "That's …" opens a sentence; "Wow Joanna, …" names the one asked */
+    gboolean named = p > sentence;
+    for (guint i = 0; named && i < cands->len; i++)
+      named = g_ascii_strcasecmp (cand (cands, i)->msg->speaker, word) != 0;
+    if (named)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* What a folded line shows of its question: the question, with "…" when its message said more before it, and
+ * with the sentence before it when the question only points at a subject that sentence names ("LeBron is
+ * incredible. Have you ever met him?", not "…Have you ever met him?"). */
+static char *
+asked_part (GArray *cands, const CatchupCandidate *q, const char *question)
+{
+  static const char *const pointing[] = { "it", "them", "him", "her", NULL };
+  static const char *const dummy[] = { "how's it going", "how is it going", "how's it coming", NULL };
+  g_autofree char *said = catchup_summary_said (q->clean);
+  const char *at = question ? strstr (said, question) : NULL;
+  if (!at)
+    return g_strdup (question);
+  g_autofree char *before = g_strstrip (g_strndup (said, at - said));
+  g_autofree char *folded_question = g_utf8_casefold (question, -1);
+  const char *lead = catchup_summary_has_any (folded_question, pointing) &&
+                     !catchup_summary_has_any (folded_question, dummy) ? last_sentence (before) : NULL;
+  g_autofree char *folded_lead = lead ? g_utf8_casefold (lead, -1) : NULL;
+  /* "Wow, that must have been awesome!", "Appreciate your support.": nothing the question points at */
+  if (lead && (count_terms (after_reaction (folded_lead)) < 2 || catchup_summary_has_any (folded_lead, pep) ||
+               catchup_summary_has_any (folded_lead, pointing) ||
+               catchup_summary_has_any (folded_lead, encouragement) ||
+               !names_subject (cands, cand (cands, q->answer), lead)))
+    lead = NULL;
+  gboolean more = count_terms (before) > (lead ? count_terms (lead) : 2);
+  return g_strconcat (more ? "…" : "", lead ? lead : "", lead ? " " : "", question, NULL);
+}
+
 /* A question read in its answer's line: the answer's line, in the answer's section, covering both, with the question's
  * references and the answer's own. */
 static CatchupSummaryLine *
@@ -1938,11 +2006,7 @@ folded_line (GArray *cands, CatchupCandidate *q, GHashTable *first_use, const Bu
   CatchupSummaryLine *line = catchup_summary_line_new (section, a->msg->id, a->msg->speaker,
                                                        a->msg->ts, text);
   g_ptr_array_add (line->sources, g_strdup (q->msg->id));
-  /* "…" says the question's message said more before it */
-  g_autofree char *said_q = catchup_summary_said (q->clean);
-  const char *at = question ? strstr (said_q, question) : NULL;
-  g_autofree char *before = at ? g_strndup (said_q, at - said_q) : NULL;
-  g_autofree char *shown = before && count_terms (before) >= 3 ? g_strconcat ("…", question, NULL) : g_strdup (question);
+  g_autofree char *shown = asked_part (cands, q, question);
   line->asked = catchup_summary_item_new (NULL, q->msg->id, q->msg->speaker, q->msg->ts, shown);
   take_context (line->context, a->context);
   take_context (line->context, q->context);

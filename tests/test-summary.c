@@ -1234,8 +1234,8 @@ test_excerpt_keeps_antecedent (void)
                           "The meetings went really well.");
 }
 
-/* A question read in its answer's line shows only its last sentence: a reference to words of the rest ("the
- * hike") explains nothing on screen and is left out. "What do you think?" says nothing of what it asks about, so
+/* A question read in its answer's line shows only its last sentence, unless the question only points at its
+ * subject: a reference to words not shown ("the hike") explains nothing on screen and is left out. "What do you think?" says nothing of what it asks about, so
  * it keeps its own line. */
 static void
 test_folded_question_references (void)
@@ -1246,8 +1246,8 @@ test_folded_question_references (void)
     { "p2", T0 - DAY + MIN_, "Melanie", "Oliver chewed my slipper again, that dog is a menace." },
   };
   const Row rows[] = {
-    { "q1", T0, "Melanie", "Sorry about the hike to Bear Lake, that sounds awful. Is that recent?" },
-    { "q2", T0 + MIN_, "Caroline", "Yes, just last Saturday, so we moved the picnic into the community hall instead." },
+    { "q1", T0, "Melanie", "Sorry about the hike to Bear Lake, that sounds awful. Did you still see your friends?" },
+    { "q2", T0 + MIN_, "Caroline", "Yes, we moved the picnic into the community hall instead and all of them came." },
     { "q3", T0 + HOUR_, "Tim", "Edinburgh in August has the festival, the castle and the old town all at once. "
                                "What do you think?" },
     { "q4", T0 + HOUR_ + MIN_, "John", "That sounds like a great idea, we will look at flights to Scotland tonight." },
@@ -1261,7 +1261,24 @@ test_folded_question_references (void)
   const CatchupSummaryLine *line = line_for (s, "q2");
   g_assert_nonnull (line);
   g_assert_nonnull (line->asked);
+  g_assert_cmpstr (line->asked->text, ==, "…Did you still see your friends?");
   g_assert_false (has_ref (s, "the hike"));
+
+  /* a question that only points at its subject ("Is it still closed?") shows the sentence before it that names
+   * it, and so the reference in it; a reaction before it names nothing */
+  const Row pointing[] = {
+    { "r1", T0, "Melanie", "Sorry about the hike to Bear Lake, that sounds awful. Is it still closed?" },
+    { "r2", T0 + MIN_, "Caroline", "Yes, until spring, so we moved the picnic into the community hall instead." },
+  };
+  g_autoptr (GPtrArray) window3 = messages_from (pointing, 2);
+  CatchupMemory *mem3 = memory_new (past, G_N_ELEMENTS (past));
+  memory_add_gap (mem3, "r1", "the hike", "the hike", ids);
+  g_autoptr (CatchupSummary) s3 = summarize (window3, mem3, CATCHUP_LENGTH_NORMAL);
+  memory_free (mem3);
+  const CatchupSummaryLine *recent = line_for (s3, "r2");
+  g_assert_nonnull (recent);
+  g_assert_cmpstr (recent->asked->text, ==, "Sorry about the hike to Bear Lake, that sounds awful. Is it still closed?");
+  g_assert_true (has_ref (s3, "the hike"));
 
   g_autoptr (GPtrArray) window2 = messages_from (rows + 2, 2);
   g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_NORMAL);
