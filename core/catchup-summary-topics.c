@@ -587,6 +587,34 @@ words_of (const char *clean)
   return out;
 }
 
+static gboolean
+is_stop (const Word *w)
+{
+  g_autofree char *lower = g_utf8_strdown (w->word, -1);
+  return catchup_text_is_stop_word (lower);
+}
+
+/* Whether word i ends a phrase a determiner opens: "the poetry reading", "my pottery", "the biggest challenge"
+ * names its noun, not "biggest". */
+static gboolean
+ends_noun_phrase (GArray *words, guint i, const char *const *determiners)
+{
+  const Word *next = i + 1 < words->len ? &g_array_index (words, Word, i + 1) : NULL;
+  /* "a puppy named Max": a participle after the noun starts what is said of it */
+  if (next && !next->starts && !is_stop (next) && !g_str_has_suffix (next->word, "ed") &&
+      !g_str_has_suffix (next->word, "ing"))
+    return FALSE;
+  for (guint k = 1; k <= 2 && k <= i; k++) {
+    const Word *w = &g_array_index (words, Word, i - k);
+    g_autofree char *lower = g_utf8_strdown (w->word, -1);
+    if (in_words (lower, determiners))
+      return TRUE;
+    if (catchup_text_is_stop_word (lower) || g_array_index (words, Word, i - k + 1).starts)
+      return FALSE;
+  }
+  return FALSE;
+}
+
 /* How well a word of a line names its topic: a name written with a capital inside a sentence ("Catan",
  * "Prague") or a technical token ("s390x", "rc2") best, then a noun after a determiner or a possessive ("the
  * poetry reading", "my pottery"), then any longer word; a word another message uses too gains. 0 for words
@@ -611,11 +639,10 @@ naming_weight (GArray *words, guint i, GHashTable *df, GHashTable *people)
     digit |= g_ascii_isdigit (*p);
     alpha |= g_ascii_isalpha (*p);
   }
-  g_autofree char *before = g_utf8_strdown (g_array_index (words, Word, i - 1).word, -1);
   double weight = 1.0;
   if ((digit && alpha) || (!word->starts && g_ascii_isupper (w[0]) && g_ascii_islower (w[1])))
     weight += 2.0;
-  else if (in_words (before, determiners))
+  else if (ends_noun_phrase (words, i, determiners))
     weight += 1.0;
   if (!digit && GPOINTER_TO_UINT (g_hash_table_lookup (df, terms->pdata[0])) >= 2)
     weight += 0.5;
@@ -623,6 +650,8 @@ naming_weight (GArray *words, guint i, GHashTable *df, GHashTable *people)
 }
 
 /* The keyword of a topic: the word of its best line that names it best, as written. */
+#define NAMING_WEIGHT 2.0
+
 static char *
 keyword (const CatchupCandidate *c, GHashTable *df, GHashTable *people)
 {
@@ -634,7 +663,8 @@ keyword (const CatchupCandidate *c, GHashTable *df, GHashTable *people)
     if (weight > best_weight)
       best = (gint) i, best_weight = weight;
   }
-  return best >= 0 ? g_strdup (g_array_index (words, Word, best).word) : NULL;
+  /* a word that is neither a name nor a noun after a determiner ("liked", "helps", "together") names no topic */
+  return best >= 0 && best_weight >= NAMING_WEIGHT ? g_strdup (g_array_index (words, Word, best).word) : NULL;
 }
 
 guint
