@@ -1722,13 +1722,32 @@ add_shift_focus (GHashTable *focus, const CatchupCandidate *c, const char *said,
   return FALSE;
 }
 
+/* "I just joined a fire-fighting brigade", "I'm thinking of setting up something like this for my kids": a
+ * clause with the speaker as its subject that tells what happened to them or what they mean to do. */
+static gboolean
+tells_own_event (const char *folded)
+{
+  static const char *const intentions[] = { "thinking of", "thinking about", "planning", "going to", "gonna",
+                                            "about to", NULL };
+  return tells_of_self (folded) &&
+         (catchup_summary_has_any (folded, events) || catchup_summary_has_any (folded, intentions));
+}
+
+static gboolean
+muses_or_praises (const char *folded)
+{
+  guint you = count_words_of (folded, second_person);
+  return !tells_of_self (folded) || catchup_summary_has_any (folded, musings) ||
+         (you > 0 && you >= count_words_of (folded, first_person));
+}
+
 static void
 add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_use)
 {
   g_autoptr (GPtrArray) sentences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_autoptr (GArray) leans = g_array_new (FALSE, FALSE, sizeof (gboolean));
-  guint first = G_MAXUINT, best = 0, best_new = 0;
-  gboolean skipped = FALSE;
+  guint first = G_MAXUINT, best = 0, best_new = 0, event = G_MAXUINT;
+  gboolean skipped = FALSE, first_claims = FALSE;
   /* a photo's caption describes the picture: the claim is in what the speaker wrote */
   g_autofree char *said = g_strstrip (catchup_summary_said (c->clean));
   if (add_shift_focus (focus, c, said, first_use))
@@ -1741,29 +1760,42 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
     /* thanks before the news ("Your support means a lot. Losing my job was a bummer, …") is no claim */
     gboolean pep_only = catchup_summary_has_any (folded, pep);
     skipped |= first == G_MAXUINT && pep_only;
-    if (first == G_MAXUINT && terms->len >= 3 && !greets (sentence) && !pep_only) {
-      /* a first sentence that decides, plans or tells, or tells of the speaker, is the claim, however much follows
-       * it */
-      if (states_claim (folded, TRUE)) {
-        if (skipped)
-          new_in (terms, c, first_use, focus);
-        g_ptr_array_unref (terms);
-        return;
-      }
-      first = sentences->len;
-    }
-    if (n > best_new)
-      best = sentences->len, best_new = n;
+    gboolean content = terms->len >= 3 && !greets (sentence) && !pep_only;
     /* "The meetings went really well. … and they seemed interested": a sentence with a pronoun in it leans
      * on the ones before it */
     static const char *const third_person[] = { "he", "she", "they", "them", "his", "her", "their", "him",
                                                 "they're", "he's", "she's", NULL };
     gboolean lean = opens_with_pronoun (folded) || count_words_of (folded, third_person) > 0;
+    if (content && first == G_MAXUINT) {
+      first = sentences->len;
+      /* a first sentence that decides, plans or tells, or tells of the speaker, is the claim, however much
+       * follows it, unless it muses and a later one tells what happened to the speaker */
+      first_claims = states_claim (folded, TRUE);
+      /* only a sentence that tells nothing of the speaker gives way: a maxim ("Taking time off is so
+       * important"), or praise of the other ("I'm really inspired by your drive") */
+      if (tells_own_event (folded) || !muses_or_praises (folded))
+        event = first;
+    } else if (content && event == G_MAXUINT && !lean && tells_own_event (folded)) {
+      event = sentences->len;
+    }
+    if (n > best_new)
+      best = sentences->len, best_new = n;
     g_array_append_val (leans, lean);
     g_ptr_array_add (sentences, terms);
   }
   if (first == G_MAXUINT)
     return;
+  /* "Taking time off for our fam is so important. … That beach pic reminded me of a vacation we had in
+   * California": the speaker's own news is the claim */
+  if (event != G_MAXUINT && event != first) {
+    new_in (sentences->pdata[event], c, first_use, focus);
+    return;
+  }
+  if (first_claims) {
+    if (skipped)
+      new_in (sentences->pdata[first], c, first_use, focus);
+    return;
+  }
   /* the claim starts where the thanks before it end, unless a later sentence brings twice as much and does not
    * lean on the one before it ("…He was such an important part of our family" cut away Max) */
   gboolean later = best != first && best_new >= 2 * new_in (sentences->pdata[first], c, first_use, NULL) &&

@@ -1206,6 +1206,28 @@ test_excerpt_at_news (void)
   assert_quotes (text, rows[1].text);
 }
 
+/* A maxim or praise of the other before the speaker's own news gives way to it: the excerpt starts where the
+ * speaker tells what happened to them or what they mean to do. */
+static void
+test_excerpt_at_own_news (void)
+{
+  assert_one_line_starts ("It's always great to have fun and bring out everyone's creative and silly sides with games "
+                          "like that, and laughter and joy are really important for all of us, every single day of the "
+                          "year. I'm thinking of setting up a board game night like this for my kids and their cousins "
+                          "soon.",
+                          "…I'm thinking of setting up a board game night");
+  assert_one_line_starts ("I'm really inspired by your drive to make a difference in the neighbourhood. You mentioned "
+                          "your work at the homeless shelter last time and it made me think of how I could help too, so "
+                          "I just joined the volunteer fire brigade in Riverside. It's such a great feeling to give back.",
+                          "…You mentioned your work at the homeless shelter");
+  /* the speaker's own first sentence stays the claim */
+  assert_one_line_starts ("We were lucky to find a lovely greenhouse venue for a smaller, more intimate gathering with "
+                          "just our families. We made sure to follow the necessary safety protocols and ensure that "
+                          "everyone felt safe and comfortable all evening long. It was wonderful to have our loved ones "
+                          "celebrate with us.",
+                          "We were lucky to find a lovely greenhouse venue");
+}
+
 /* An answer that asks back ("… Any inspiring things in your room?") and news that ends in small talk ("What's up
  * with you?") are shown without the questions they end with: the summary does not show what answers them. */
 static void
@@ -2689,6 +2711,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/tag-and-forecast", test_tag_and_forecast);
   g_test_add_func ("/catchup/summary/answer-stands-alone", test_answer_stands_alone);
   g_test_add_func ("/catchup/summary/excerpt-at-news", test_excerpt_at_news);
+  g_test_add_func ("/catchup/summary/excerpt-at-own-news", test_excerpt_at_own_news);
   g_test_add_func ("/catchup/summary/reply-time-format", test_reply_time_format);
   g_test_add_func ("/catchup/summary/caption-no-state", test_caption_no_state);
   g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
