@@ -338,6 +338,8 @@ catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars)
   /* a caption is shown only when it is what names the thing asked for */
   gboolean captions = g_array_index (spans, Span, first).caption && hits > 0;
 
+  gsize before_last = 0;
+  gboolean last_leads = FALSE;
   for (guint i = first; i < spans->len && !cut; i++) {
     const Span *s = &g_array_index (spans, Span, i);
     guint used = chars (out->str, out->len);
@@ -348,9 +350,14 @@ catchup_summary_excerpt (const char *text, GHashTable *focus, guint max_chars)
     if (out->len > 0 && used + 1 + chars (text + s->start, s->end - s->start) > max_chars &&
         used >= max_chars / 3) {
       more_after = TRUE;
+      /* "My advice? …" leads into what is left out: without it, it says nothing */
+      if (last_leads && before_last > 0)
+        g_string_truncate (out, before_last);
       break;
     }
     g_autofree char *piece = cut_clause (text, s->start, s->end, out->len ? max_chars - used - 1 : max_chars, &cut);
+    before_last = out->len;
+    last_leads = g_str_has_suffix (piece, "?") && catchup_summary_count_words (piece) <= 3;
     g_string_append_printf (out, "%s%s", out->len ? " " : "", piece);
   }
   /* a greeting or caption left out before or after is no text missing from the claim */

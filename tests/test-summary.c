@@ -1228,6 +1228,22 @@ test_excerpt_at_own_news (void)
                           "We were lucky to find a lovely greenhouse venue");
 }
 
+/* "My advice?" leads into the sentence after it: an excerpt that leaves that sentence out leaves it out too. */
+static void
+test_excerpt_no_lead_in (void)
+{
+  const char *text = "I've had some tough times with my business, Jon. Sourcing trendy pieces for my store was a big "
+                     "hurdle. My advice? Don't be scared to reach out to people in your field for help and contacts, "
+                     "it opened me up to amazing products.";
+  const Row rows[] = { { "l1", T0, "Gina", text } };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_SHORT);
+  const CatchupSummaryLine *line = line_for (s, "l1");
+  g_assert_nonnull (line);
+  g_assert_null (strstr (line->text, "My advice?"));
+  assert_quotes (line->text, text);
+}
+
 /* An answer that asks back ("… Any inspiring things in your room?") and news that ends in small talk ("What's up
  * with you?") are shown without the questions they end with: the summary does not show what answers them. */
 static void
@@ -2712,6 +2728,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/answer-stands-alone", test_answer_stands_alone);
   g_test_add_func ("/catchup/summary/excerpt-at-news", test_excerpt_at_news);
   g_test_add_func ("/catchup/summary/excerpt-at-own-news", test_excerpt_at_own_news);
+  g_test_add_func ("/catchup/summary/excerpt-no-lead-in", test_excerpt_no_lead_in);
   g_test_add_func ("/catchup/summary/reply-time-format", test_reply_time_format);
   g_test_add_func ("/catchup/summary/caption-no-state", test_caption_no_state);
   g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
