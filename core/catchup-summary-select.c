@@ -940,6 +940,8 @@ gives_verdict (const CatchupCandidate *r)
 #define QUICK_SECONDS (10 * 60)
 #define NEXT_SECONDS (2 * 60)
 #define BARE_ANSWER_WORDS 4
+/* what an asker may say to a counter-question before the first question's answer */
+#define COUNTERED_WORDS 12
 
 /* The turn that answers question or request q: the first turn by someone else (the one asked, when someone
  * was named) soon after it, that takes it up (or follows it at once), and is not only a counter-question. */
@@ -948,11 +950,17 @@ find_answer (GArray *cands, guint q, GArray *people)
 {
   const CatchupCandidate *c = cand (cands, q);
   const char *to = addressee (people, c);
-  gboolean two_people = people->len <= 2;
+  gboolean two_people = people->len <= 2, countered = FALSE;
   for (guint j = q + 1; j < cands->len && j <= q + REPLY_SPAN; j++) {
     const CatchupCandidate *r = cand (cands, j);
     if (r->msg->ts - c->msg->ts > REPLY_SECONDS)
       break;
+    /* after a counter-question, the asker's own story ("I just love watching LeBron …") is what the next reply
+     * answers; a short answer to it ("Yep, I made it with coconut milk") lets the first question's answer still
+     * follow */
+    if (countered && g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 && !opens_with_answer (r) &&
+        r->words > COUNTERED_WORDS)
+      return -1;
     if (g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 || looks_like_bot (r->msg->speaker, r->folded))
       continue;
     if (to && g_strcmp0 (r->msg->speaker, to) != 0)
@@ -969,8 +977,10 @@ find_answer (GArray *cands, guint q, GArray *people)
       return -1;
     /* a counter-question is no answer; "yes, and when?" is; the answer may follow it ("Is it lactose-free?" …
      * "Sure! I'll come over tomorrow") */
-    if (is_counter_question (r))
+    if (is_counter_question (r)) {
+      countered = TRUE;
       continue;
+    }
     return j;
   }
   return -1;

@@ -1565,7 +1565,7 @@ test_history_first (void)
 }
 
 /* An invitation is asked like a question, and its answer may come after a counter-question: "want to come over
- * and try some?" … "Is it lactose-free?" … "Sure! I'll come over tomorrow". */
+ * and try some?" … "Is it lactose-free?" … "Sure! I'll come over tomorrow"; not after the asker's own story. */
 static void
 test_invitation_answer (void)
 {
@@ -1583,6 +1583,25 @@ test_invitation_answer (void)
   g_assert_nonnull (line);
   g_assert_cmpuint (line->reply->len, ==, 1);
   g_assert_cmpstr (((CatchupSummaryItem *) line->reply->pdata[0])->id, ==, "i4");
+
+  /* when the asker answers the counter-question with a story of their own, the next reply is about that story */
+  const Row story[] = {
+    { "s1", T0, "Tim", "That must have been an incredible feeling! Do you have any photos or keepsakes from the game?" },
+    { "s2", T0 + MIN_, "John", "Wow! What makes your favorite player so inspiring?" },
+    { "s3", T0 + 2 * MIN_, "Tim", "I just love watching LeBron. There was this Finals game a few years back with an epic "
+                                  "block that totally changed the game and ended up winning it." },
+    { "s4", T0 + 3 * MIN_, "John", "Remember that epic block in Game 7 of the '16 Finals? He chased down Iguodala and "
+                                   "pinned the ball against the backboard." },
+  };
+  g_autoptr (GPtrArray) window2 = messages_from (story, G_N_ELEMENTS (story));
+  g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_NORMAL);
+  for (guint i = 0; i < t->lines->len; i++) {
+    const CatchupSummaryLine *l = t->lines->pdata[i];
+    if (g_str_equal (l->sources->pdata[0], "s1"))
+      g_assert_cmpuint (l->reply->len, ==, 0);
+    if (l->asked)
+      g_assert_cmpstr (l->asked->id, !=, "s1");
+  }
 }
 
 /* A long message that tells news and then asks, shown with its answer: the news and the question both, the
