@@ -89,7 +89,7 @@ static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
   "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", "needs an ack", "needs the usual ack",
   "needs a review", "needs review", "sign-off", "want to come", "wanna come", "want to join", "would you like to",
-  "do you want to", "you're welcome to", "help me", "anyone can help", "any idea", "any ideas", "anyone know",
+  "do you want to", "you're welcome to", "help me out", "anyone can help", "any idea", "any ideas", "anyone know",
   "does anyone", NULL,
 };
 static const char *const plan_cues[] = {

@@ -2001,6 +2001,19 @@ test_wh_question_no_request (void)
   g_assert_nonnull (line);
   g_assert_nonnull (line->asked);
   g_assert_cmpstr (line->asked->text, ==, "…What would you rate it?");
+
+  /* "They help me take a step back" asks nothing of anyone */
+  const Row helps[] = {
+    { "h1", T0, "John", "I'm glad my photos can capture that feeling. They help me take a step back and appreciate the "
+                        "little things in life. There've been some tough times lately for me." },
+    { "h2", T0 + MIN_, "Maria", "Sorry to hear that, John. Is there anything on your mind lately?" },
+  };
+  g_autoptr (GPtrArray) window2 = messages_from (helps, G_N_ELEMENTS (helps));
+  g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *photos = line_for (t, "h1");
+  g_assert_nonnull (photos);
+  g_assert_cmpint (photos->section, !=, CATCHUP_SECTION_ASKED);
+  g_assert_cmpuint (photos->reply->len, ==, 0);
 }
 
 static const Row pet_memory[] = {
