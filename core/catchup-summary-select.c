@@ -89,7 +89,8 @@ static const char *const request_cues[] = {
   "please", "pls", "can you", "could you", "would you", "can someone", "can anyone", "need you", "i need your",
   "i need someone", "i need a", "i need the", "ptal", "re-ack", "ack when", "needs an ack", "needs the usual ack",
   "needs a review", "needs review", "sign-off", "want to come", "wanna come", "want to join", "would you like to",
-  "do you want to", "you're welcome to", "help me out", "anyone can help", "any idea", "any ideas", "anyone know",
+  "do you want to", "you're welcome to", "help me out", "anyone can help", "i'd appreciate",
+  "i'd really appreciate", "would appreciate", "any idea", "any ideas", "anyone know",
   "does anyone", NULL,
 };
 static const char *const plan_cues[] = {
@@ -973,7 +974,10 @@ find_answer (GArray *cands, guint q, GArray *people)
     gboolean next = j == q + 1 && r->msg->ts - c->msg->ts <= NEXT_SECONDS && r->words <= BARE_ANSWER_WORDS;
     /* "can someone sanity-check the wording" … "reads fine to me": a review asked for, and given */
     gboolean verdict = j == q + 1 && c->worth == CATCHUP_WORTH_REQUEST && gives_verdict (r);
-    if (!at_once && !verdict && !takes_up (r, c, to != NULL || two_people || next))
+    /* "yuki_n: I need your piece by noon tomorrow" … "it builds, … you'll have it today": the one named answers
+     * when they speak right after it */
+    gboolean named = to && j == q + 1 && r->msg->ts - c->msg->ts <= NEXT_SECONDS;
+    if (!at_once && !verdict && !named && !takes_up (r, c, to != NULL || two_people || next))
       return -1;
     /* a counter-question is no answer; "yes, and when?" is; the answer may follow it ("Is it lactose-free?" …
      * "Sure! I'll come over tomorrow") */

@@ -1487,6 +1487,20 @@ test_review_verdict_answers (void)
   g_assert_cmpuint (line->reply->len, ==, 1);
   g_assert_cmpstr (((CatchupSummaryItem *) line->reply->pdata[0])->id, ==, "r2");
   g_assert_false (line->no_reply);
+
+  /* the one a request names answers it when they speak right after it, whatever their words */
+  const Row named[] = {
+    { "n1", T0, "tkovac", "yuki_n: I need your piece by noon tomorrow at the latest, put it in patches/ next to the "
+                          "others" },
+    { "n2", T0 + MIN_, "yuki_n", "it builds, running the testsuite in a bookworm chroot now. you'll have it today" },
+    { "n3", T0 + 20 * MIN_, "pbaird", "the s390x runner is back, the queue is draining" },
+  };
+  g_autoptr (GPtrArray) window2 = messages_from (named, G_N_ELEMENTS (named));
+  g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_NORMAL);
+  const CatchupSummaryLine *request = line_for (t, "n1");
+  g_assert_nonnull (request);
+  g_assert_cmpuint (request->reply->len, ==, 1);
+  g_assert_cmpstr (((CatchupSummaryItem *) request->reply->pdata[0])->id, ==, "n2");
 }
 
 /* A window of more than a week names days by date, and a reply's time is written the same way as its line's: a
