@@ -140,7 +140,8 @@ static const char *const pep[] = {
   "doing my best", "do my best", "your belief", "you're incredible", "you're the best", "you're inspiring",
   /* closings: "I'll keep you posted. Have a great day." promises nothing a reader needs */
   "keep you posted", "have a great day", "have a good day", "have a great one", "talk soon", "talk to you soon",
-  "take care", "see you later", "see ya", "catch you later", "let me know how it goes", "let you know how it goes",
+  "take care", "see you later", "see ya", "see you there", "see you tomorrow", "see you soon", "bye",
+  "catch you later", "let me know how it goes", "let you know how it goes",
   "wish them luck", "wish you luck", "have a blast", "no problem", "have a safe trip", "safe travels",
   "enjoy your trip", "have fun", NULL,
 };
