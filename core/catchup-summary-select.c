@@ -1505,6 +1505,19 @@ take_each_session (Chooser *ch)
 
 #define LEFT_OUT_TERMS 5
 
+static gboolean tells_own_event (const char *folded);
+
+/* What the line kept for the footer goes to: a question or answer, the speaker's own news, or what does not
+ * only muse or praise; readers found it given to "Yes, Maria! I'm here for you. … Keep shining!" */
+static gboolean
+worth_the_line (const CatchupCandidate *c)
+{
+  const char *rest = after_reaction (c->folded);
+  guint you = count_words_of (rest, second_person);
+  return c->asked >= 0 || c->answer >= 0 || tells_own_event (c->folded) ||
+         !(catchup_summary_has_any (rest, musings) || (you > 0 && you >= count_words_of (rest, first_person)));
+}
+
 static gboolean
 topic_shown (GArray *cands, guint topic)
 {
@@ -1567,7 +1580,8 @@ choose (GArray *cands, GArray *people, Budget *budget)
   ch.budget.entries++;
   for (guint i = 0; i < order->len; i++) {
     CatchupCandidate *c = order->pdata[i];
-    if (c->score >= TAIL_SCORE && (left == 0 || !topic_shown (cands, c->topic)) && take (&ch, c, FALSE))
+    if (c->score >= TAIL_SCORE && (left == 0 || !topic_shown (cands, c->topic)) && worth_the_line (c) &&
+        take (&ch, c, FALSE))
       break;
   }
   *budget = ch.budget;

@@ -1658,7 +1658,7 @@ test_closing_is_chit_chat (void)
 }
 
 /* The rendered line kept for "N smaller topics left out" is one more line when no topic is left out, or the line
- * of the one topic that would be; a closing does not take it. */
+ * of the one topic that would be; a closing or praise of the other does not take it. */
 static void
 test_footer_line_when_nothing_left_out (void)
 {
@@ -1692,6 +1692,23 @@ test_footer_line_when_nothing_left_out (void)
   g_autoptr (GPtrArray) five = messages_from (topics, G_N_ELEMENTS (topics));
   g_autoptr (CatchupSummary) u = summarize (five, NULL, CATCHUP_LENGTH_SHORT);
   g_assert_cmpuint (u->topics_left_out, ==, 2);
+
+  /* praise of the other does not get the line */
+  const Row praise[] = {
+    { "m1", T0, "Melanie", "I just finished the Riverside youth center mural yesterday, all twelve metres of it!" },
+    { "m2", T0 + MIN_, "Caroline", "Wow, Mel, you are amazing! Volunteering at the Riverside youth center and making a "
+                                   "difference there, it is so heartwarming. You are an inspiration to us all at the "
+                                   "center!" },
+    { "m3", T0 + 2 * MIN_, "Melanie", "I just agreed with the Riverside center director yesterday to lead the next "
+                                      "mural project in March." },
+    { "m4", T0 + 3 * MIN_, "Caroline", "I signed up for the Riverside pottery class last week, it starts on Monday." },
+  };
+  g_autoptr (GPtrArray) cheering = messages_from (praise, G_N_ELEMENTS (praise));
+  g_autoptr (CatchupSummary) v = summarize (cheering, NULL, CATCHUP_LENGTH_SHORT);
+  g_assert_nonnull (line_for (v, "m1"));
+  g_assert_nonnull (line_for (v, "m3"));
+  g_assert_nonnull (line_for (v, "m4"));
+  g_assert_null (line_for (v, "m2"));
 }
 
 /* "We went camping with my brother last weekend" tells what happened to the speaker; "it's amazing how places
