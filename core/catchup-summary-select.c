@@ -928,6 +928,30 @@ is_counter_question (const CatchupCandidate *r)
   return count_terms (stated->str) < 3;
 }
 
+static gboolean greets (const char *sentence);
+
+/* Whether every sentence of r greets or is a short reaction: "Hey Caroline! Great to hear from you! Wow, what an
+ * amazing journey. Congrats!" */
+static gboolean
+reacts_only (const CatchupCandidate *r)
+{
+  if (opens_with_answer (r))
+    return FALSE;
+  for (const char *start = r->folded;;) {
+    while (*start == ' ')
+      start++;
+    const char *end = sentence_end (start);
+    g_autofree char *sentence = g_strndup (start, end - start + (*end ? 1 : 0));
+    guint words = catchup_summary_count_words (sentence);
+    if (words > 0 && !greets (sentence) && !is_only (sentence, words, social) &&
+        !(words <= 6 && catchup_summary_has_any (sentence, reactions)))
+      return FALSE;
+    if (!*end)
+      return TRUE;
+    start = end + 1;
+  }
+}
+
 /* A reply that opens with a reviewer's verdict. */
 static gboolean
 gives_verdict (const CatchupCandidate *r)
@@ -963,7 +987,14 @@ find_answer (GArray *cands, guint q, GArray *people)
     if (countered && g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 && !opens_with_answer (r) &&
         r->words > COUNTERED_WORDS)
       return -1;
+    /* the asker asking again moves on: what answers now answers that */
+    if (g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 && r->question && c->question)
+      return -1;
     if (g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 || looks_like_bot (r->msg->speaker, r->folded))
+      continue;
+    /* "Hey Caroline! Great to hear from you! Wow, what an amazing journey. Congrats!" reacts to the news before
+     * the question; it answers nothing */
+    if (reacts_only (r))
       continue;
     if (to && g_strcmp0 (r->msg->speaker, to) != 0)
       continue;

@@ -1618,6 +1618,35 @@ test_invitation_answer (void)
   }
 }
 
+/* A reply that only greets and reacts answers nothing ("Hey Caroline! … Congrats!"); after the asker asks again,
+ * what follows answers the new question. */
+static void
+test_reaction_is_no_answer (void)
+{
+  const Row rows[] = {
+    { "c1", T0, "Caroline", "Hey Mel, what's up? I just contacted my mentor for adoption advice, I'm ready to be a "
+                            "mom. Anything new with you? Anything exciting going on?" },
+    { "c2", T0 + 30, "Melanie", "Hey Caroline! Great to hear from you! Wow, what an amazing journey. Congrats!" },
+    { "c3", T0 + 60, "Caroline", "Thanks, Melanie! Do you know anyone who's gone through an adoption?" },
+    { "c4", T0 + 90, "Melanie", "Yeah, a buddy of mine adopted a boy from Ohio last year, it took them two years." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *l = s->lines->pdata[i];
+    for (guint k = 0; k < l->reply->len; k++)
+      g_assert_cmpstr (((CatchupSummaryItem *) l->reply->pdata[k])->id, !=, "c2");
+    if (g_str_equal (l->sources->pdata[0], "c1"))
+      g_assert_cmpuint (l->reply->len, ==, 0);
+    if (l->asked)
+      g_assert_cmpstr (l->asked->id, !=, "c1");
+  }
+  const CatchupSummaryLine *buddy = line_for (s, "c4");
+  if (!buddy)
+    buddy = line_for (s, "c3");
+  g_assert_nonnull (buddy);
+}
+
 /* A long message that tells news and then asks, shown with its answer: the news and the question both, the
  * middle left out, so the reply answers something the reader can see. */
 static void
@@ -2797,6 +2826,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/list-no-revision", test_list_no_revision);
   g_test_add_func ("/catchup/summary/history-first", test_history_first);
   g_test_add_func ("/catchup/summary/invitation-answer", test_invitation_answer);
+  g_test_add_func ("/catchup/summary/reaction-is-no-answer", test_reaction_is_no_answer);
   g_test_add_func ("/catchup/summary/news-and-question", test_news_and_question);
   g_test_add_func ("/catchup/summary/closing-is-chit-chat", test_closing_is_chit_chat);
   g_test_add_func ("/catchup/summary/footer-line-when-nothing-left-out", test_footer_line_when_nothing_left_out);
