@@ -2169,6 +2169,31 @@ shows (const CatchupSummaryLine *line, const char *expr)
 /* A reference explains words the line shows: one whose expression the excerpt cut away, or that was in the part
  * of a question its answer's line does not quote ("↳ “the hike”" under "… (Mel asked: “Is that recent?”)"),
  * explains nothing on screen. */
+/* Whether text writes expr only inside a title: "Lord of the Rings" has no "the rings" to explain. */
+static gboolean
+in_title (const char *text, const char *expr)
+{
+  gsize n = strlen (expr);
+  const char *noun = strchr (expr, ' ');
+  if (!text || !noun || g_ascii_strncasecmp (expr, "the ", 4) != 0)
+    return FALSE;
+  for (const char *p = text; (p = strchr (p, ' ')); p++) {
+    const char *at = p + 1;
+    if (g_ascii_strncasecmp (at, expr, n) != 0 || g_ascii_isalnum (at[n]) || !g_ascii_isupper (at[4]))
+      continue;
+    /* "… Lord of the Rings": a capitalised word, "of", then the phrase written with a capital */
+    const char *of = p - 2;
+    if (of < text || strncmp (of, "of", 2) != 0 || of == text || of[-1] != ' ')
+      continue;
+    const char *word = of - 1;
+    while (word > text && word[-1] != ' ')
+      word--;
+    if (g_ascii_isupper (*word))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void
 drop_unseen_references (GPtrArray *lines)
 {
@@ -2176,7 +2201,7 @@ drop_unseen_references (GPtrArray *lines)
     CatchupSummaryLine *line = lines->pdata[i];
     for (guint k = line->context->len; k-- > 0;) {
       const CatchupSummaryItem *item = line->context->pdata[k];
-      if (item->ref && !shows (line, item->ref))
+      if (item->ref && (!shows (line, item->ref) || in_title (line->text, item->ref)))
         g_ptr_array_remove_index (line->context, k);
     }
   }

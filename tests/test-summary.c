@@ -2492,6 +2492,27 @@ test_reference_charged_once (void)
   g_assert_nonnull (line_for (s, "w4"));
 }
 
+/* "the rings" in "Lord of the Rings" is part of a title: no "↳" line explains it. */
+static void
+test_reference_not_in_title (void)
+{
+  const Row past[] = {
+    { "p1", T0 - DAY, "tim", "I'm a huge fan of this genre! Here's a pic of my favorite, the rings from the films." },
+  };
+  const Row rows[] = {
+    { "w1", T0, "john", "I'm a huge fan of Lord of the Rings! The adventure, the world, and the characters are "
+                        "awesome." },
+  };
+  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
+  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
+  const char *const ids[] = { "p1", NULL };
+  memory_add_gap (mem, "w1", "the rings", "the rings", ids);
+  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
+  memory_free (mem);
+  g_assert_nonnull (line_for (s, "w1"));
+  g_assert_false (has_ref (s, "the rings"));
+}
+
 /* A name a determiner puts before a noun names the compound: "the ABI report" is not a turn that only says ABI;
  * a turn that names the report, or names two more of the line's names besides ("GCC", "Clang"), is. */
 static void
@@ -2859,6 +2880,7 @@ main (int argc, char **argv)
   g_test_add_func ("/catchup/summary/reference-lead-in-reply", test_reference_lead_in_reply);
   g_test_add_func ("/catchup/summary/reference-continued-pronoun", test_reference_continued_pronoun);
   g_test_add_func ("/catchup/summary/reference-charged-once", test_reference_charged_once);
+  g_test_add_func ("/catchup/summary/reference-not-in-title", test_reference_not_in_title);
   g_test_add_func ("/catchup/summary/reference-meeting-day", test_reference_meeting_day);
   g_test_add_func ("/catchup/summary/reference-name-modifier", test_reference_name_modifier);
   g_test_add_func ("/catchup/summary/reference-pronoun-phrase", test_reference_pronoun_phrase);
