@@ -1635,16 +1635,19 @@ resolve_continued (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint
 
 /* The day a line names by "<day>'s" ("Friday's", "yesterday's"), before the line's own day: its start as a
  * Unix time (UTC days), or -1. */
+/* The days a line may name a meeting by: the weekdays, Monday first, then "yesterday". */
+static const char *const meeting_days[] = { "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                                            "sunday", "yesterday", NULL };
+#define WEEKDAYS 7
+
 static gint64
 named_day (const char *day, gint64 line_ts)
 {
-  static const char *const weekdays[] = { "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                                          "sunday", NULL };
   gint64 today = line_ts - line_ts % 86400;
   if (g_str_equal (day, "yesterday"))
     return today - 86400;
-  for (guint i = 0; weekdays[i]; i++)
-    if (g_str_equal (day, weekdays[i])) {
+  for (guint i = 0; i < WEEKDAYS; i++)
+    if (g_str_equal (day, meeting_days[i])) {
       g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (line_ts);
       if (!dt)
         return -1;
@@ -1660,15 +1663,13 @@ static CatchupSummaryItem *
 resolve_meeting_day (const CatchupCandidate *c, const CatchupSummaryRefs *r, guint max_chars)
 {
   static const char *const meetings[] = { "call", "meeting", "sync", "standup", "discussion", "vote", NULL };
-  static const char *const days[] = { "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-                                      "yesterday", NULL };
-  for (guint d = 0; days[d]; d++)
-    for (guint m = 0; meetings[m] && strstr (c->folded, days[d]); m++) {
-      g_autofree char *phrase = g_strdup_printf ("%s's %s", days[d], meetings[m]);
-      g_autofree char *curly = g_strdup_printf ("%s’s %s", days[d], meetings[m]);
+  for (guint d = 0; meeting_days[d]; d++)
+    for (guint m = 0; meetings[m] && strstr (c->folded, meeting_days[d]); m++) {
+      g_autofree char *phrase = g_strdup_printf ("%s's %s", meeting_days[d], meetings[m]);
+      g_autofree char *curly = g_strdup_printf ("%s’s %s", meeting_days[d], meetings[m]);
       if (!catchup_text_has_folded_phrase (c->folded, phrase) && !catchup_text_has_folded_phrase (c->folded, curly))
         continue;
-      gint64 start = named_day (days[d], c->msg->ts);
+      gint64 start = named_day (meeting_days[d], c->msg->ts);
       const CatchupMessage *decided = NULL;
       if (start < 0)
         return NULL;
@@ -1878,7 +1879,6 @@ catchup_summary_explain_in_window (GPtrArray *lines, GArray *cands, guint max_ch
     }
   }
 }
-
 
 /* The byte offset just after the first occurrence of ref in text on word boundaries, ignoring ASCII case, or -1
  * (a reference in other scripts stays on its own line: its casefolded length may differ). */

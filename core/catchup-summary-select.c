@@ -672,6 +672,13 @@ static const char *const encouragement[] = {
   "cheering", "means the world", NULL,
 };
 
+/* Thanks, encouragement or cheering in folded text. */
+static gboolean
+cheers (const char *folded)
+{
+  return catchup_summary_has_any (folded, pep) || catchup_summary_has_any (folded, encouragement);
+}
+
 /* Summary-worthiness of one message and how much it weighs; 0 for chit-chat and bot noise. */
 static double
 classify (const char *speaker, const char *clean, const char *folded, guint terms, guint words, gboolean earnest,
@@ -729,16 +736,16 @@ classify (const char *speaker, const char *clean, const char *folded, guint term
     score *= 0.4;
   if (is_pep (folded))
     score *= 0.35;
-  gboolean self_event = tells_of_self (stated->str) && catchup_summary_has_any (stated->str, events);
+  gboolean of_self = tells_of_self (stated->str);
+  gboolean self_event = of_self && catchup_summary_has_any (stated->str, events);
   if (self_event)
     score += EVENT_BONUS;
-  else if (!tells_of_self (stated->str) && catchup_summary_has_any (stated->str, musings))
+  else if (!of_self && catchup_summary_has_any (stated->str, musings))
     score *= MUSING_WEIGHT;
   double total = score + 0.3 * MIN (hits, 3) + MIN (terms, 20) / 20.0 + 0.15 * MIN (specifics (clean), 4);
   /* thanks and cheering with more said around them ("Thanks, Gina! Seeing my goals written down really helps
    * keep me motivated"): the news, when there is some, is something that happened to the speaker */
-  if (!earnest && !self_event &&
-      (catchup_summary_has_any (folded, pep) || catchup_summary_has_any (folded, encouragement)))
+  if (!earnest && !self_event && cheers (folded))
     total *= CHEER_WEIGHT;
   return total;
 }
@@ -929,6 +936,7 @@ is_counter_question (const CatchupCandidate *r)
 }
 
 static gboolean greets (const char *sentence);
+static char *take_sentence (const char **next, char **folded);
 
 /* Whether every sentence of r greets or is a short reaction: "Hey Caroline! Great to hear from you! Wow, what an
  * amazing journey. Congrats!" */
@@ -937,19 +945,15 @@ reacts_only (const CatchupCandidate *r)
 {
   if (opens_with_answer (r))
     return FALSE;
-  for (const char *start = r->folded;;) {
-    while (*start == ' ')
-      start++;
-    const char *end = sentence_end (start);
-    g_autofree char *sentence = g_strndup (start, end - start + (*end ? 1 : 0));
-    guint words = catchup_summary_count_words (sentence);
-    if (words > 0 && !greets (sentence) && !is_only (sentence, words, social) &&
-        !(words <= 6 && catchup_summary_has_any (sentence, reactions)))
+  for (const char *next = r->clean; next;) {
+    g_autofree char *folded = NULL;
+    g_autofree char *sentence = take_sentence (&next, &folded);
+    guint words = catchup_summary_count_words (folded);
+    if (words > 0 && !greets (sentence) && !is_only (folded, words, social) &&
+        !(words <= 6 && catchup_summary_has_any (folded, reactions)))
       return FALSE;
-    if (!*end)
-      return TRUE;
-    start = end + 1;
   }
+  return TRUE;
 }
 
 /* A reply that opens with a reviewer's verdict. */
@@ -981,16 +985,15 @@ find_answer (GArray *cands, guint q, GArray *people)
     const CatchupCandidate *r = cand (cands, j);
     if (r->msg->ts - c->msg->ts > REPLY_SECONDS)
       break;
-    /* after a counter-question, the asker's own story ("I just love watching LeBron …") is what the next reply
-     * answers; a short answer to it ("Yep, I made it with coconut milk") lets the first question's answer still
-     * follow */
-    if (countered && g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 && !opens_with_answer (r) &&
-        r->words > COUNTERED_WORDS)
-      return -1;
-    /* the asker asking again moves on: what answers now answers that */
-    if (g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 && r->question && c->question)
-      return -1;
-    if (g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0 || looks_like_bot (r->msg->speaker, r->folded))
+    if (g_strcmp0 (r->msg->speaker, c->msg->speaker) == 0) {
+      /* after a counter-question, the asker's own story ("I just love watching LeBron …") is what the next reply
+       * answers; a short answer to it ("Yep, I made it with coconut milk") lets the first question's answer
+       * still follow. The asker asking again moves on: what answers now answers that. */
+      if ((countered && !opens_with_answer (r) && r->words > COUNTERED_WORDS) || (r->question && c->question))
+        return -1;
+      continue;
+    }
+    if (looks_like_bot (r->msg->speaker, r->folded))
       continue;
     /* "Hey Caroline! Great to hear from you! Wow, what an amazing journey. Congrats!" reacts to the news before
      * the question; it answers nothing */
@@ -1537,16 +1540,15 @@ take_each_session (Chooser *ch)
 #define LEFT_OUT_TERMS 5
 
 static gboolean tells_own_event (const char *folded);
+static gboolean muses_or_praises (const char *folded);
 
 /* What the line kept for the footer goes to: a question or answer, the speaker's own news, or what does not
  * only muse or praise; readers found it given to "Yes, Maria! I'm here for you. … Keep shining!" */
 static gboolean
 worth_the_line (const CatchupCandidate *c)
 {
-  const char *rest = after_reaction (c->folded);
-  guint you = count_words_of (rest, second_person);
   return c->asked >= 0 || c->answer >= 0 || tells_own_event (c->folded) ||
-         !(catchup_summary_has_any (rest, musings) || (you > 0 && you >= count_words_of (rest, first_person)));
+         !muses_or_praises (after_reaction (c->folded));
 }
 
 static gboolean
@@ -1559,7 +1561,6 @@ topic_shown (GArray *cands, guint topic)
   }
   return FALSE;
 }
-
 
 static guint
 topics_left_out (GArray *cands)
@@ -1728,8 +1729,6 @@ new_in (GPtrArray *terms, const CatchupCandidate *c, GHashTable *first_use, GHas
   return n;
 }
 
-/* The excerpt starts at the first sentence that says something, unless that has no cue of its own and a later one
- * brings at least twice as much that is new: then the focus is that sentence's new words. */
 /* Whether a casefolded sentence is a claim of its own: it decides, plans or tells (a cue), or its subject is the
  * speaker ("I've been busy with writing projects"); "I'm so glad you liked it" counts only when hedges do. */
 static gboolean
@@ -1793,14 +1792,17 @@ tells_own_event (const char *folded)
          (catchup_summary_has_any (folded, events) || catchup_summary_has_any (folded, intentions));
 }
 
+/* A maxim ("it's amazing how books take us away") or praise of the other ("I'm really inspired by your drive"),
+ * more "you" than "I". */
 static gboolean
 muses_or_praises (const char *folded)
 {
   guint you = count_words_of (folded, second_person);
-  return !tells_of_self (folded) || catchup_summary_has_any (folded, musings) ||
-         (you > 0 && you >= count_words_of (folded, first_person));
+  return catchup_summary_has_any (folded, musings) || (you > 0 && you >= count_words_of (folded, first_person));
 }
 
+/* The excerpt starts at the first sentence that says something, unless that has no cue of its own and a later one
+ * brings at least twice as much that is new: then the focus is that sentence's new words. */
 static void
 add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_use)
 {
@@ -1833,7 +1835,7 @@ add_news_focus (GHashTable *focus, const CatchupCandidate *c, GHashTable *first_
       first_claims = states_claim (folded, TRUE);
       /* only a sentence that tells nothing of the speaker gives way: a maxim ("Taking time off is so
        * important"), or praise of the other ("I'm really inspired by your drive") */
-      if (tells_own_event (folded) || !muses_or_praises (folded))
+      if (tells_own_event (folded) || (tells_of_self (folded) && !muses_or_praises (folded)))
         event = first;
     } else if (content && event == G_MAXUINT && !lean && tells_own_event (folded)) {
       event = sentences->len;
@@ -2069,10 +2071,8 @@ asked_part (GArray *cands, const CatchupCandidate *q, const char *question)
                      !catchup_summary_has_any (folded_question, dummy) ? last_sentence (before) : NULL;
   g_autofree char *folded_lead = lead ? g_utf8_casefold (lead, -1) : NULL;
   /* "Wow, that must have been awesome!", "Appreciate your support.": nothing the question points at */
-  if (lead && (count_terms (after_reaction (folded_lead)) < 2 || catchup_summary_has_any (folded_lead, pep) ||
-               catchup_summary_has_any (folded_lead, pointing) ||
-               catchup_summary_has_any (folded_lead, encouragement) ||
-               !names_subject (cands, cand (cands, q->answer), lead)))
+  if (lead && (count_terms (after_reaction (folded_lead)) < 2 || cheers (folded_lead) ||
+               catchup_summary_has_any (folded_lead, pointing) || !names_subject (cands, cand (cands, q->answer), lead)))
     lead = NULL;
   gboolean more = count_terms (before) > (lead ? count_terms (lead) : 2);
   return g_strconcat (more ? "…" : "", lead ? lead : "", lead ? " " : "", question, NULL);
@@ -2166,16 +2166,12 @@ shows (const CatchupSummaryLine *line, const char *expr)
   return FALSE;
 }
 
-/* A reference explains words the line shows: one whose expression the excerpt cut away, or that was in the part
- * of a question its answer's line does not quote ("↳ “the hike”" under "… (Mel asked: “Is that recent?”)"),
- * explains nothing on screen. */
 /* Whether text writes expr only inside a title: "Lord of the Rings" has no "the rings" to explain. */
 static gboolean
 in_title (const char *text, const char *expr)
 {
   gsize n = strlen (expr);
-  const char *noun = strchr (expr, ' ');
-  if (!text || !noun || g_ascii_strncasecmp (expr, "the ", 4) != 0)
+  if (!text || g_ascii_strncasecmp (expr, "the ", 4) != 0)
     return FALSE;
   for (const char *p = text; (p = strchr (p, ' ')); p++) {
     const char *at = p + 1;
@@ -2194,6 +2190,9 @@ in_title (const char *text, const char *expr)
   return FALSE;
 }
 
+/* A reference explains words the line shows: one whose expression the excerpt cut away, or that was in the part
+ * of a question its answer's line does not quote ("↳ “the hike”" under "… (Mel asked: “Is that recent?”)"),
+ * explains nothing on screen. */
 static void
 drop_unseen_references (GPtrArray *lines)
 {
@@ -2273,7 +2272,6 @@ catchup_summary_options_init (CatchupSummaryOptions *opts)
   memset (opts, 0, sizeof *opts);
   opts->length = CATCHUP_LENGTH_NORMAL;
 }
-
 
 CatchupSummary *
 catchup_summary_extractive (GPtrArray *window, CatchupMemory *mem, const CatchupSummaryOptions *opts)

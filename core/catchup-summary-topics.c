@@ -649,9 +649,10 @@ naming_weight (GArray *words, guint i, GHashTable *df, GHashTable *people)
   return weight;
 }
 
-/* The keyword of a topic: the word of its best line that names it best, as written. */
+/* What a word must weigh to name a topic: a name or a technical token, or the noun of a determiner's phrase. */
 #define NAMING_WEIGHT 2.0
 
+/* The keyword of a topic: the word of its best line that names it best, as written. */
 static char *
 keyword (const CatchupCandidate *c, GHashTable *df, GHashTable *people)
 {
