@@ -1095,19 +1095,27 @@ test_decision_chain_records (void)
 }
 
 /* The summary of a window (rows) with a memory of past turns, the detector's expression expr flagged in the
- * window message gap_id (none when NULL). */
+ * window message gap_id (none when NULL), the memory's evidence for it the turns evidence (NULL-terminated, or
+ * NULL). */
 static CatchupSummary *
-summarize_rows (const Row *rows, guint n, const Row *past, guint n_past, const char *gap_id, const char *expr,
-                CatchupLength length)
+summarize_with_evidence (const Row *rows, guint n, const Row *past, guint n_past, const char *gap_id,
+                         const char *expr, const char *const *evidence, CatchupLength length)
 {
   g_autoptr (GPtrArray) window = messages_from (rows, n);
   CatchupMemory *mem = memory_new (past, n_past);
   if (gap_id)
-    memory_add_gap (mem, gap_id, expr, expr, NULL);
+    memory_add_gap (mem, gap_id, expr, expr, evidence);
   CatchupSummary *s = summarize (window, mem, length);
   rendered_lines (s);
   memory_free (mem);
   return s;
+}
+
+static CatchupSummary *
+summarize_rows (const Row *rows, guint n, const Row *past, guint n_past, const char *gap_id, const char *expr,
+                CatchupLength length)
+{
+  return summarize_with_evidence (rows, n, past, n_past, gap_id, expr, NULL, length);
 }
 
 /* The context items of the line about id, or NULL when it has no line. */
@@ -1295,12 +1303,9 @@ test_folded_question_references (void)
                                "What do you think?" },
     { "q4", T0 + HOUR_ + MIN_, "John", "That sounds like a great idea, we will look at flights to Scotland tonight." },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, 2);
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
   const char *const ids[] = { "p1", NULL };
-  memory_add_gap (mem, "q1", "the hike", "the hike", ids);
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
-  memory_free (mem);
+  g_autoptr (CatchupSummary) s = summarize_with_evidence (rows, 2, past, G_N_ELEMENTS (past), "q1", "the hike", ids,
+                                                          CATCHUP_LENGTH_NORMAL);
   const CatchupSummaryLine *line = line_for (s, "q2");
   g_assert_nonnull (line);
   g_assert_nonnull (line->asked);
@@ -1313,11 +1318,8 @@ test_folded_question_references (void)
     { "r1", T0, "Melanie", "Sorry about the hike to Bear Lake, that sounds awful. Is it still closed?" },
     { "r2", T0 + MIN_, "Caroline", "Yes, until spring, so we moved the picnic into the community hall instead." },
   };
-  g_autoptr (GPtrArray) window3 = messages_from (pointing, 2);
-  CatchupMemory *mem3 = memory_new (past, G_N_ELEMENTS (past));
-  memory_add_gap (mem3, "r1", "the hike", "the hike", ids);
-  g_autoptr (CatchupSummary) s3 = summarize (window3, mem3, CATCHUP_LENGTH_NORMAL);
-  memory_free (mem3);
+  g_autoptr (CatchupSummary) s3 = summarize_with_evidence (pointing, 2, past, G_N_ELEMENTS (past), "r1", "the hike",
+                                                           ids, CATCHUP_LENGTH_NORMAL);
   const CatchupSummaryLine *recent = line_for (s3, "r2");
   g_assert_nonnull (recent);
   g_assert_cmpstr (recent->asked->text, ==, "Sorry about the hike to Bear Lake, that sounds awful. Is it still closed?");
@@ -1410,12 +1412,9 @@ test_thanked_for_is_in_window (void)
     { "w1", T0, "Maria", "If there's anything I can do for you and the kids this week, just say the word." },
     { "w2", T0 + MIN_, "John", "Thanks for the offer, Maria! We're adopting a rescue dog next month, so we'll call you." },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
   const char *const ids[] = { "p1", NULL };
-  memory_add_gap (mem, "w2", "the offer", "the offer", ids);
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
-  memory_free (mem);
+  g_autoptr (CatchupSummary) s = summarize_with_evidence (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "w2",
+                                                          "the offer", ids, CATCHUP_LENGTH_NORMAL);
   g_assert_nonnull (line_for (s, "w2"));
   g_assert_false (has_ref (s, "the offer"));
 }
@@ -1578,6 +1577,19 @@ test_history_first (void)
   g_assert_nonnull (line_for (s, "h1"));
 }
 
+/* Question id is shown with no answer: its own line has no reply, and no answer's line reads it. */
+static void
+assert_unanswered (const CatchupSummary *s, const char *id)
+{
+  for (guint i = 0; i < s->lines->len; i++) {
+    const CatchupSummaryLine *l = s->lines->pdata[i];
+    if (g_str_equal (l->sources->pdata[0], id))
+      g_assert_cmpuint (l->reply->len, ==, 0);
+    if (l->asked)
+      g_assert_cmpstr (l->asked->id, !=, id);
+  }
+}
+
 /* An invitation is asked like a question, and its answer may come after a counter-question: "want to come over
  * and try some?" … "Is it lactose-free?" … "Sure! I'll come over tomorrow"; not after the asker's own story. */
 static void
@@ -1609,13 +1621,7 @@ test_invitation_answer (void)
   };
   g_autoptr (GPtrArray) window2 = messages_from (story, G_N_ELEMENTS (story));
   g_autoptr (CatchupSummary) t = summarize (window2, NULL, CATCHUP_LENGTH_NORMAL);
-  for (guint i = 0; i < t->lines->len; i++) {
-    const CatchupSummaryLine *l = t->lines->pdata[i];
-    if (g_str_equal (l->sources->pdata[0], "s1"))
-      g_assert_cmpuint (l->reply->len, ==, 0);
-    if (l->asked)
-      g_assert_cmpstr (l->asked->id, !=, "s1");
-  }
+  assert_unanswered (t, "s1");
 }
 
 /* A reply that only greets and reacts answers nothing ("Hey Caroline! … Congrats!"); after the asker asks again,
@@ -1632,14 +1638,11 @@ test_reaction_is_no_answer (void)
   };
   g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
   g_autoptr (CatchupSummary) s = summarize (window, NULL, CATCHUP_LENGTH_NORMAL);
+  assert_unanswered (s, "c1");
   for (guint i = 0; i < s->lines->len; i++) {
     const CatchupSummaryLine *l = s->lines->pdata[i];
     for (guint k = 0; k < l->reply->len; k++)
       g_assert_cmpstr (((CatchupSummaryItem *) l->reply->pdata[k])->id, !=, "c2");
-    if (g_str_equal (l->sources->pdata[0], "c1"))
-      g_assert_cmpuint (l->reply->len, ==, 0);
-    if (l->asked)
-      g_assert_cmpstr (l->asked->id, !=, "c1");
   }
   const CatchupSummaryLine *buddy = line_for (s, "c4");
   if (!buddy)
@@ -2503,12 +2506,9 @@ test_reference_not_in_title (void)
     { "w1", T0, "john", "I'm a huge fan of Lord of the Rings! The adventure, the world, and the characters are "
                         "awesome." },
   };
-  g_autoptr (GPtrArray) window = messages_from (rows, G_N_ELEMENTS (rows));
-  CatchupMemory *mem = memory_new (past, G_N_ELEMENTS (past));
   const char *const ids[] = { "p1", NULL };
-  memory_add_gap (mem, "w1", "the rings", "the rings", ids);
-  g_autoptr (CatchupSummary) s = summarize (window, mem, CATCHUP_LENGTH_NORMAL);
-  memory_free (mem);
+  g_autoptr (CatchupSummary) s = summarize_with_evidence (rows, G_N_ELEMENTS (rows), past, G_N_ELEMENTS (past), "w1",
+                                                          "the rings", ids, CATCHUP_LENGTH_NORMAL);
   g_assert_nonnull (line_for (s, "w1"));
   g_assert_false (has_ref (s, "the rings"));
 }
